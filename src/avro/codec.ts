@@ -1,0 +1,140 @@
+import { SchemaRegistry, SchemaType } from '@kafkajs/confluent-schema-registry';
+import * as avro from 'avsc';
+import {
+  RegistryUnavailableError,
+  UndecodableRecordError,
+  UnencodableRecordError,
+  errorMessage,
+} from '../errors';
+import type { Logger } from '../observability/logger';
+import type { SchemaFile } from './schema-files';
+import { frame, unframe } from './wire';
+
+export interface DecodedRecord {
+  /** Full record name of the reader schema the value now has. */
+  name: string;
+  value: Record<string, unknown>;
+  writerSchemaId: number;
+}
+
+interface ReaderEntry {
+  fullName: string;
+  type: avro.Type;
+  /** Resolver from the writer's schema, or undefined when writer = reader. */
+  resolver: avro.Resolver | undefined;
+}
+
+export interface AvroCodecOptions {
+  registry: SchemaRegistry;
+  /** The reader schemas: today's shape of every record this process reads or writes. */
+  schemas: SchemaFile[];
+  logger: Logger;
+}
+
+/**
+ * Encodes and decodes records in the Confluent wire format. At start it registers its schemas
+ * (subject = full record name, idempotent). Decoding looks up the writer's schema by id and
+ * resolves it into today's reader schema, so records written by older or newer compatible
+ * versions decode into the current shape.
+ */
+export class AvroCodec {
+  private readonly byName = new Map<string, { id: number; type: avro.Type }>();
+  private readonly byWriterId = new Map<number, Promise<ReaderEntry>>();
+
+  private constructor(private readonly options: AvroCodecOptions) {}
+
+  static async create(options: AvroCodecOptions): Promise<AvroCodec> {
+    const codec = new AvroCodec(options);
+    await codec.registerAll();
+    return codec;
+  }
+
+  private async registerAll(): Promise<void> {
+    const { registry, schemas, logger } = this.options;
+    for (const schema of schemas) {
+      let id: number;
+      try {
+        ({ id } = await registry.register({ type: SchemaType.AVRO, schema: schema.text }, { subject: schema.fullName }));
+      } catch (err) {
+        throw toRegistryError(err, `registering ${schema.fullName}`);
+      }
+      this.byName.set(schema.fullName, { id, type: schema.type });
+      this.byWriterId.set(id, Promise.resolve({ fullName: schema.fullName, type: schema.type, resolver: undefined }));
+      logger.debug({ subject: schema.fullName, schemaId: id }, 'schema registered');
+    }
+  }
+
+  schemaId(fullName: string): number {
+    const entry = this.byName.get(fullName);
+    if (!entry) throw new UnencodableRecordError(`no schema named ${fullName}`);
+    return entry.id;
+  }
+
+  encode(fullName: string, value: Record<string, unknown>): Buffer {
+    const entry = this.byName.get(fullName);
+    if (!entry) throw new UnencodableRecordError(`no schema named ${fullName}`);
+    try {
+      return frame(entry.id, entry.type.toBuffer(value));
+    } catch (err) {
+      throw new UnencodableRecordError(`${fullName}: ${describeInvalid(entry.type, value) ?? errorMessage(err)}`);
+    }
+  }
+
+  async decode(bytes: Buffer): Promise<DecodedRecord> {
+    const { schemaId, body } = unframe(bytes);
+    const reader = await this.readerFor(schemaId);
+    try {
+      const value = reader.type.fromBuffer(body, reader.resolver) as Record<string, unknown>;
+      return { name: reader.fullName, value, writerSchemaId: schemaId };
+    } catch (err) {
+      throw new UndecodableRecordError(`corrupt ${reader.fullName} record (schema id ${schemaId}): ${errorMessage(err)}`);
+    }
+  }
+
+  private readerFor(schemaId: number): Promise<ReaderEntry> {
+    let entry = this.byWriterId.get(schemaId);
+    if (!entry) {
+      entry = this.loadWriter(schemaId);
+      this.byWriterId.set(schemaId, entry);
+      // A transient failure must not be cached; a permanent one (unknown id) may be retried too.
+      entry.catch(() => this.byWriterId.delete(schemaId));
+    }
+    return entry;
+  }
+
+  private async loadWriter(schemaId: number): Promise<ReaderEntry> {
+    let writer: avro.Type;
+    try {
+      writer = (await this.options.registry.getSchema(schemaId)) as unknown as avro.Type;
+    } catch (err) {
+      throw toRegistryError(err, `fetching schema id ${schemaId}`);
+    }
+    const fullName = writer.name;
+    const reader = fullName ? this.byName.get(fullName) : undefined;
+    if (!fullName || !reader) {
+      throw new UndecodableRecordError(`schema id ${schemaId} is ${fullName ?? 'unnamed'}, which this process cannot read`);
+    }
+    try {
+      return { fullName, type: reader.type, resolver: reader.type.createResolver(writer) };
+    } catch (err) {
+      throw new UndecodableRecordError(
+        `schema id ${schemaId} (${fullName}) is not compatible with today's schema: ${errorMessage(err)}`,
+      );
+    }
+  }
+}
+
+function describeInvalid(type: avro.Type, value: unknown): string | undefined {
+  const paths: string[] = [];
+  type.isValid(value, { errorHook: (path) => paths.push(path.join('.') || '(root)') });
+  return paths.length > 0 ? `invalid field(s): ${paths.join(', ')}` : undefined;
+}
+
+/** Registry errors: a 4xx answer about a schema id is permanent, anything else is transient. */
+function toRegistryError(err: unknown, what: string): Error {
+  const status = typeof err === 'object' && err !== null && 'status' in err ? Number(err.status) : undefined;
+  if (status !== undefined && status >= 400 && status < 500 && status !== 408 && status !== 429) {
+    return new UndecodableRecordError(`schema registry refused ${what} (HTTP ${status}): ${errorMessage(err)}`);
+  }
+  return new RegistryUnavailableError(`schema registry unavailable while ${what}: ${errorMessage(err)}`, { cause: err });
+}

@@ -1,0 +1,134 @@
+import { z } from 'zod';
+import { ConfigError } from '../errors';
+import { envBool, envBrokers, envDurationMs, envInt, envString, envUrl } from './env';
+
+export const ROLES = ['ingest', 'router', 'worker'] as const;
+export type Role = (typeof ROLES)[number];
+
+/**
+ * Hookline's whole configuration, read from environment variables. Each key documents itself;
+ * the README's configuration table mirrors this list.
+ */
+const schema = z.object({
+  // --- HTTP ---
+  /** Port of the HTTP server (tracking API, admin API, health, metrics). */
+  HOOKLINE_HTTP_PORT: envInt({ min: 0, max: 65_535 }).default(8080),
+  /** Interface to bind. */
+  HOOKLINE_HTTP_HOST: envString().default('0.0.0.0'),
+  /** Which roles this process runs; all by default. */
+  HOOKLINE_ROLES: z
+    .preprocess(
+      (v) => (v === '' || v === undefined ? undefined : v),
+      z.string().transform((value, ctx) => {
+        const roles = value
+          .split(',')
+          .map((r) => r.trim())
+          .filter(Boolean);
+        const bad = roles.find((r) => !(ROLES as readonly string[]).includes(r));
+        if (roles.length === 0 || bad !== undefined) {
+          ctx.addIssue({ code: 'custom', message: `expected a comma-separated subset of ${ROLES.join(',')}` });
+          return z.NEVER;
+        }
+        return [...new Set(roles)] as Role[];
+      }),
+    )
+    .default([...ROLES]),
+  /** Bearer token for the admin API. Generated (and printed) by `npm start` when unset. */
+  HOOKLINE_ADMIN_TOKEN: envString().optional(),
+  HOOKLINE_LOG_LEVEL: z
+    .preprocess(
+      (v) => (v === '' ? undefined : v),
+      z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
+    )
+    .default('info'),
+
+  // --- Kafka ---
+  /** Comma-separated bootstrap brokers. Unset: `npm start` runs a local single-node cluster. */
+  KAFKA_BROKERS: envBrokers().optional(),
+  KAFKA_CLIENT_ID: envString().default('hookline'),
+  KAFKA_SSL: envBool().default(false),
+  KAFKA_SASL_MECHANISM: z
+    .preprocess((v) => (v === '' ? undefined : v), z.enum(['plain', 'scram-sha-256', 'scram-sha-512']))
+    .optional(),
+  KAFKA_SASL_USERNAME: envString().optional(),
+  KAFKA_SASL_PASSWORD: envString().optional(),
+  /** Confluent-compatible schema registry base URL. */
+  SCHEMA_REGISTRY_URL: envUrl().optional(),
+  SCHEMA_REGISTRY_USERNAME: envString().optional(),
+  SCHEMA_REGISTRY_PASSWORD: envString().optional(),
+  /** Topic names are `<prefix>.events`, `<prefix>.catalog`, ... */
+  HOOKLINE_TOPIC_PREFIX: z
+    .preprocess(
+      (v) => (v === '' ? undefined : v),
+      z.string().regex(/^[A-Za-z0-9._-]{1,200}$/, 'expected letters, digits, ".", "_" or "-"'),
+    )
+    .default('hookline'),
+  /** Create missing topics at start. Turn off where topics are provisioned elsewhere. */
+  HOOKLINE_CREATE_TOPICS: envBool().default(true),
+  HOOKLINE_TOPIC_PARTITIONS: envInt({ min: 1, max: 10_000 }).default(6),
+  /** -1 = the broker's default.replication.factor. */
+  HOOKLINE_TOPIC_REPLICATION_FACTOR: envInt({ min: -1, max: 32 }).default(-1),
+  /** How long a Kafka write may take before the caller gets "unavailable". */
+  HOOKLINE_KAFKA_ACK_TIMEOUT: envDurationMs().default(10_000),
+});
+
+type RawConfig = z.output<typeof schema>;
+
+export interface Config {
+  http: { port: number; host: string };
+  roles: Role[];
+  adminToken: string | undefined;
+  logLevel: RawConfig['HOOKLINE_LOG_LEVEL'];
+  kafka: {
+    brokers: string[] | undefined;
+    clientId: string;
+    ssl: boolean;
+    sasl: { mechanism: 'plain' | 'scram-sha-256' | 'scram-sha-512'; username: string; password: string } | undefined;
+    ackTimeoutMs: number;
+  };
+  registry: { url: string | undefined; username: string | undefined; password: string | undefined };
+  topics: { prefix: string; create: boolean; partitions: number; replicationFactor: number };
+}
+
+/**
+ * Parses and validates the environment. Throws a ConfigError naming the first bad key; the
+ * message never includes the value of a secret.
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const result = schema.safeParse(env);
+  if (!result.success) {
+    const issue = result.error.issues[0]!;
+    const key = String(issue.path[0] ?? 'config');
+    throw new ConfigError(key, issue.message);
+  }
+  const c = result.data;
+  if ((c.KAFKA_BROKERS === undefined) !== (c.SCHEMA_REGISTRY_URL === undefined)) {
+    const missing = c.KAFKA_BROKERS === undefined ? 'KAFKA_BROKERS' : 'SCHEMA_REGISTRY_URL';
+    throw new ConfigError(missing, 'set KAFKA_BROKERS and SCHEMA_REGISTRY_URL together, or neither');
+  }
+  if (c.KAFKA_SASL_MECHANISM && (!c.KAFKA_SASL_USERNAME || !c.KAFKA_SASL_PASSWORD)) {
+    throw new ConfigError('KAFKA_SASL_USERNAME', 'KAFKA_SASL_MECHANISM needs KAFKA_SASL_USERNAME and KAFKA_SASL_PASSWORD');
+  }
+  return {
+    http: { port: c.HOOKLINE_HTTP_PORT, host: c.HOOKLINE_HTTP_HOST },
+    roles: c.HOOKLINE_ROLES,
+    adminToken: c.HOOKLINE_ADMIN_TOKEN,
+    logLevel: c.HOOKLINE_LOG_LEVEL,
+    kafka: {
+      brokers: c.KAFKA_BROKERS,
+      clientId: c.KAFKA_CLIENT_ID,
+      ssl: c.KAFKA_SSL,
+      sasl: c.KAFKA_SASL_MECHANISM
+        ? { mechanism: c.KAFKA_SASL_MECHANISM, username: c.KAFKA_SASL_USERNAME!, password: c.KAFKA_SASL_PASSWORD! }
+        : undefined,
+      ackTimeoutMs: c.HOOKLINE_KAFKA_ACK_TIMEOUT,
+    },
+    registry: { url: c.SCHEMA_REGISTRY_URL, username: c.SCHEMA_REGISTRY_USERNAME, password: c.SCHEMA_REGISTRY_PASSWORD },
+    topics: {
+      prefix: c.HOOKLINE_TOPIC_PREFIX,
+      create: c.HOOKLINE_CREATE_TOPICS,
+      partitions: c.HOOKLINE_TOPIC_PARTITIONS,
+      replicationFactor: c.HOOKLINE_TOPIC_REPLICATION_FACTOR,
+    },
+  };
+}

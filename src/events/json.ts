@@ -1,0 +1,53 @@
+import { LosslessNumber, isLosslessNumber, parse, stringify } from 'lossless-json';
+
+/**
+ * Free-form JSON (properties, traits, context, integrations) travels through Hookline without
+ * losing anything a client sent: integers beyond 2^53, the difference between `1` and `1.0`,
+ * exponent notation. Numbers that JavaScript represents exactly (and re-prints the same way)
+ * become plain numbers; every other number is kept as a LosslessNumber holding the original text.
+ */
+export type JsonPrimitive = null | boolean | number | string | LosslessNumber;
+export type JsonValue = JsonPrimitive | JsonValue[] | JsonObject;
+export interface JsonObject {
+  [key: string]: JsonValue;
+}
+
+export { LosslessNumber, isLosslessNumber };
+
+function parseNumber(text: string): number | LosslessNumber {
+  const value = Number(text);
+  // Plain number only when printing it gives back the exact same text.
+  return String(value) === text ? value : new LosslessNumber(text);
+}
+
+/** Parses JSON text; throws SyntaxError on invalid JSON (including duplicate keys). */
+export function parseJson(text: string): JsonValue {
+  return parse(text, null, parseNumber) as JsonValue;
+}
+
+/** Serialises JSON, printing LosslessNumbers and bigints verbatim. */
+export function stringifyJson(value: unknown): string {
+  const out = stringify(value, jsonReplacer);
+  if (out === undefined) throw new TypeError('value is not JSON-serialisable');
+  return out;
+}
+
+function jsonReplacer(this: unknown, _key: string, value: unknown): unknown {
+  if (typeof value === 'number' && !Number.isFinite(value)) return null; // as JSON.stringify does
+  return value;
+}
+
+export function isJsonObject(value: unknown): value is JsonObject {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    !Array.isArray(value) &&
+    !isLosslessNumber(value) &&
+    Object.getPrototypeOf(value) === Object.prototype
+  );
+}
+
+/** UTF-8 byte length of a JSON value once serialised. */
+export function jsonByteLength(value: unknown): number {
+  return Buffer.byteLength(stringifyJson(value), 'utf8');
+}

@@ -1,0 +1,108 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Registry } from 'prom-client';
+import type { Logger } from '../observability/logger';
+import { HttpError, sendJson, sendText } from './respond';
+import { Router } from './router';
+
+/** A readiness probe: resolves true when the dependency answers. */
+export interface ReadinessCheck {
+  name: string;
+  check(): Promise<boolean>;
+}
+
+export interface HttpServerOptions {
+  host: string;
+  port: number;
+  router: Router;
+  metrics: Registry;
+  readiness: ReadinessCheck[];
+  logger: Logger;
+  /** Per-check deadline for /readyz. */
+  readinessTimeoutMs?: number;
+}
+
+export interface HttpServer {
+  server: Server;
+  /** Resolves with the bound port (useful with port 0). */
+  listen(): Promise<number>;
+  close(): Promise<void>;
+}
+
+/**
+ * The one HTTP server of a process: health (`/healthz` liveness, `/readyz` readiness with one
+ * entry per dependency), `/metrics`, and whatever routes the roles add to the router.
+ */
+export function createHttpServer(options: HttpServerOptions): HttpServer {
+  const { router, metrics, logger } = options;
+  const readinessTimeoutMs = options.readinessTimeoutMs ?? 2_000;
+
+  router.add('GET', '/healthz', ({ res }) => sendJson(res, 200, { status: 'ok' }));
+  router.add('GET', '/readyz', async ({ res }) => {
+    const results = await Promise.all(
+      options.readiness.map(async (r) => [r.name, await withTimeout(r.check(), readinessTimeoutMs)] as const),
+    );
+    const checks = Object.fromEntries(results.map(([name, ok]) => [name, ok ? 'ok' : 'unavailable']));
+    const ready = results.every(([, ok]) => ok);
+    sendJson(res, ready ? 200 : 503, { status: ready ? 'ready' : 'not_ready', checks });
+  });
+  router.add('GET', '/metrics', async ({ res }) => sendText(res, 200, await metrics.metrics(), metrics.contentType));
+
+  const server = createServer(async (req, res) => {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    const method = req.method ?? 'GET';
+    try {
+      const match = router.match(method, url.pathname);
+      if (match === undefined) throw new HttpError(404, 'not_found', `no route for ${method} ${url.pathname}`);
+      if (match === 'methodNotAllowed') {
+        throw new HttpError(405, 'method_not_allowed', `${method} is not allowed on ${url.pathname}`);
+      }
+      await match.handler({ req, res, url, params: match.params });
+    } catch (err) {
+      if (res.headersSent) {
+        res.destroy();
+        return;
+      }
+      if (err instanceof HttpError) {
+        if (err.status === 413) res.setHeader('connection', 'close');
+        sendJson(res, err.status, { error: err.code, message: err.message, ...err.extra });
+      } else {
+        logger.error({ err, method, path: url.pathname }, 'request failed');
+        sendJson(res, 500, { error: 'internal', message: 'internal error' });
+      }
+    }
+  });
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
+
+  return {
+    server,
+    listen: () =>
+      new Promise((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(options.port, options.host, () => {
+          server.off('error', reject);
+          resolve((server.address() as AddressInfo).port);
+        });
+      }),
+    close: () =>
+      new Promise((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+      }),
+  };
+}
+
+async function withTimeout(check: Promise<boolean>, timeoutMs: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      check.catch(() => false),
+      new Promise<boolean>((resolve) => {
+        timer = setTimeout(() => resolve(false), timeoutMs);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

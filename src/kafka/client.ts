@@ -1,0 +1,39 @@
+import { Kafka, logLevel, type LogEntry, type SASLOptions } from 'kafkajs';
+import type { Config } from '../config/config';
+import type { Logger } from '../observability/logger';
+
+export interface KafkaClientOptions {
+  brokers: string[];
+  clientId: string;
+  ssl?: boolean;
+  sasl?: Config['kafka']['sasl'];
+  logger: Logger;
+}
+
+const LEVELS: Record<number, 'error' | 'warn' | 'info' | 'debug'> = {
+  [logLevel.ERROR]: 'error',
+  [logLevel.WARN]: 'warn',
+  [logLevel.INFO]: 'info',
+  [logLevel.DEBUG]: 'debug',
+};
+
+/** A kafkajs client whose logs go through pino (as `component: kafkajs`). */
+export function createKafka(options: KafkaClientOptions): Kafka {
+  const log = options.logger.child({ component: 'kafkajs' });
+  return new Kafka({
+    clientId: options.clientId,
+    brokers: options.brokers,
+    ssl: options.ssl,
+    sasl: options.sasl as SASLOptions | undefined,
+    logLevel: logLevel.WARN,
+    logCreator:
+      () =>
+      ({ level, log: entry }: LogEntry) => {
+        const { message, ...rest } = entry;
+        // kafkajs logs every retried request at error level while a broker restarts; keep them
+        // visible but not alarming.
+        log[LEVELS[level] ?? 'info']({ namespace: rest.logger, ...rest }, message);
+      },
+    retry: { initialRetryTime: 100, retries: 8 },
+  });
+}

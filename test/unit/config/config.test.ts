@@ -1,0 +1,68 @@
+import { loadConfig } from '../../../src/config/config';
+import { parseDurationMs } from '../../../src/config/env';
+import { ConfigError } from '../../../src/errors';
+
+describe('loadConfig', () => {
+  it('uses documented defaults for an empty environment', () => {
+    const config = loadConfig({});
+    expect(config.http).toEqual({ port: 8080, host: '0.0.0.0' });
+    expect(config.roles).toEqual(['ingest', 'router', 'worker']);
+    expect(config.kafka.brokers).toBeUndefined();
+    expect(config.topics).toEqual({ prefix: 'hookline', create: true, partitions: 6, replicationFactor: -1 });
+  });
+
+  it('reads a full cluster configuration', () => {
+    const config = loadConfig({
+      HOOKLINE_HTTP_PORT: '9000',
+      KAFKA_BROKERS: 'kafka-0.kafka:9092, kafka-1.kafka:9092',
+      SCHEMA_REGISTRY_URL: 'http://registry:8081',
+      HOOKLINE_ROLES: 'worker,router',
+      HOOKLINE_CREATE_TOPICS: 'false',
+    });
+    expect(config.http.port).toBe(9000);
+    expect(config.kafka.brokers).toEqual(['kafka-0.kafka:9092', 'kafka-1.kafka:9092']);
+    expect(config.roles).toEqual(['worker', 'router']);
+    expect(config.topics.create).toBe(false);
+  });
+
+  it.each([
+    [{ HOOKLINE_HTTP_PORT: 'abc' }, 'HOOKLINE_HTTP_PORT'],
+    [{ HOOKLINE_HTTP_PORT: '70000' }, 'HOOKLINE_HTTP_PORT'],
+    [{ KAFKA_BROKERS: 'not a host', SCHEMA_REGISTRY_URL: 'http://r:8081' }, 'KAFKA_BROKERS'],
+    [{ KAFKA_BROKERS: 'k:9092' }, 'SCHEMA_REGISTRY_URL'],
+    [{ KAFKA_BROKERS: 'k:9092', SCHEMA_REGISTRY_URL: 'ftp://r' }, 'SCHEMA_REGISTRY_URL'],
+    [{ HOOKLINE_ROLES: 'ingest,mailer' }, 'HOOKLINE_ROLES'],
+    [{ HOOKLINE_LOG_LEVEL: 'loud' }, 'HOOKLINE_LOG_LEVEL'],
+    [{ HOOKLINE_KAFKA_ACK_TIMEOUT: 'soon' }, 'HOOKLINE_KAFKA_ACK_TIMEOUT'],
+  ])('rejects %j naming %s', (env, key) => {
+    let error: unknown;
+    try {
+      loadConfig(env);
+    } catch (err) {
+      error = err;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).key).toBe(key);
+    expect((error as ConfigError).message.startsWith(`${key}: `)).toBe(true);
+    expect((error as ConfigError).message).not.toContain('\n');
+  });
+
+  it('never echoes the value of a secret', () => {
+    expect(() => loadConfig({ KAFKA_SASL_MECHANISM: 'plain', KAFKA_SASL_PASSWORD: 'hunter2' })).toThrow(
+      expect.objectContaining({ message: expect.not.stringContaining('hunter2') }),
+    );
+  });
+});
+
+describe('parseDurationMs', () => {
+  it.each([
+    ['250ms', 250],
+    ['10s', 10_000],
+    ['1m', 60_000],
+    ['4h', 14_400_000],
+    ['1.5s', 1_500],
+    ['42', 42],
+    ['', undefined],
+    ['10 parsecs', undefined],
+  ])('%s → %s', (text, ms) => expect(parseDurationMs(text)).toBe(ms));
+});

@@ -1,0 +1,57 @@
+import * as avro from 'avsc';
+import { loadSchemaFiles, defaultSchemaDir } from '../../../src/avro/schema-files';
+import { eventRecordName, fromAvroRecord, toAvroRecord } from '../../../src/events/codec';
+import { parseJson } from '../../../src/events/json';
+import type { EventType, HooklineEvent } from '../../../src/events/types';
+import { sampleEvents } from '../../fixtures/events';
+
+const schemas = new Map(loadSchemaFiles(defaultSchemaDir()).map((s) => [s.fullName, s.type]));
+
+describe('event ↔ Avro record mapping', () => {
+  it('has one schema per event type', () => {
+    const types: EventType[] = ['identify', 'track', 'page', 'screen', 'group', 'alias', 'delete'];
+    for (const type of types) expect(schemas.has(eventRecordName(type))).toBe(true);
+  });
+
+  it('declares the common fields identically in every tracking schema', () => {
+    const common = ['messageId', 'type', 'anonymousId', 'timestamp', 'originalTimestamp', 'sentAt', 'receivedAt', 'sourceId', 'context', 'integrations'];
+    const shapes = [...schemas.entries()]
+      .filter(([name]) => !name.endsWith('.Delete'))
+      .map(([, type]) => {
+        const fields = (type as avro.types.RecordType).fields;
+        return JSON.stringify(common.map((name) => fields.find((f) => f.name === name)?.type.schema()));
+      });
+    expect(new Set(shapes).size).toBe(1);
+  });
+
+  it.each(sampleEvents().map((e) => [e.type, e] as const))('%s survives Avro binary encoding', (_type, event) => {
+    const type = schemas.get(eventRecordName(event.type))!;
+    const bytes = type.toBuffer(toAvroRecord(event));
+    const back = fromAvroRecord(eventRecordName(event.type), type.fromBuffer(bytes) as Record<string, unknown>);
+    expect(back).toEqual(event);
+  });
+
+  it('omits absent optional fields instead of setting them to null', () => {
+    const event: HooklineEvent = {
+      type: 'track',
+      messageId: 'm1',
+      anonymousId: 'a1',
+      event: 'Clicked',
+      timestamp: '2024-01-01T00:00:00.000Z',
+      receivedAt: '2024-01-01T00:00:01.000Z',
+      sourceId: 's1',
+    };
+    const type = schemas.get(eventRecordName('track'))!;
+    const back = fromAvroRecord(eventRecordName('track'), type.fromBuffer(type.toBuffer(toAvroRecord(event))) as Record<string, unknown>);
+    expect(back).toStrictEqual(event);
+    expect(Object.keys(back)).not.toContain('properties');
+  });
+
+  it('keeps free-form number text exactly', () => {
+    const [, track] = sampleEvents();
+    const record = toAvroRecord(track!);
+    expect(record.properties).toContain('"revenue":19.90');
+    expect(record.properties).toContain('"orderNumber":123456789012345678901234567890');
+    expect(parseJson(record.properties as string)).toEqual((track as { properties: unknown }).properties);
+  });
+});
