@@ -5,7 +5,7 @@
  *    (KAFKA_BROKERS/SCHEMA_REGISTRY_URL, a running `npm run stack -- up`, testcontainers, or local
  *    processes) and exports its addresses to the workers.
  */
-const transform = { '^.+\\.tsx?$': ['@swc/jest'] };
+const transform = { '^.+\\.tsx?$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.json' }] };
 
 module.exports = {
   projects: [

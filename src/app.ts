@@ -3,6 +3,9 @@ import type { Admin, Kafka } from 'kafkajs';
 import type { Registry } from 'prom-client';
 import { AvroCodec } from './avro/codec';
 import { defaultSchemaDir, loadSchemaFiles } from './avro/schema-files';
+import { registerAdminRoutes } from './admin/routes';
+import { startCatalog } from './catalog';
+import type { CatalogView } from './catalog/model';
 import { systemClock, type Clock } from './clock';
 import type { Config } from './config/config';
 import { EventCodec } from './events/codec';
@@ -13,6 +16,7 @@ import { ensureTopics, topicNames, type TopicNames } from './kafka/topics';
 import { Lifecycle } from './lifecycle';
 import { createLogger, type Logger } from './observability/logger';
 import { createMetricsRegistry } from './observability/metrics';
+import { startRoles } from './roles';
 
 /** Where the cluster is: from config, or from a local stack started by `npm start`. */
 export interface ClusterAddress {
@@ -38,12 +42,15 @@ export interface AppContext {
   registry: SchemaRegistry;
   avro: AvroCodec;
   events: EventCodec;
+  /** Sources and destinations, materialised from the catalog topic. */
+  catalog: CatalogView;
   topics: TopicNames;
   router: Router;
 }
 
 export interface App {
   context: AppContext;
+  roles: Awaited<ReturnType<typeof startRoles>>;
   /** Bound HTTP port. */
   httpPort: number;
   stop(): Promise<void>;
@@ -92,6 +99,7 @@ export async function startApp(options: AppOptions): Promise<App> {
         prefix: config.topics.prefix,
         defaultPartitions: config.topics.partitions,
         replicationFactor: config.topics.replicationFactor,
+        retryScheduleMs: config.retry.scheduleMs,
         logger,
       });
     }
@@ -105,6 +113,21 @@ export async function startApp(options: AppOptions): Promise<App> {
     });
     const avro = await AvroCodec.create({ registry, schemas: loadSchemaFiles(defaultSchemaDir()), logger });
 
+    const catalog = await startCatalog({
+      kafka,
+      admin: connectedAdmin,
+      avro,
+      topic: topics.catalog,
+      clientId: config.kafka.clientId,
+      logger,
+      clock,
+      metrics,
+      ackTimeoutMs: config.kafka.ackTimeoutMs,
+    });
+    lifecycle.onStop('catalog', () => catalog.stop());
+    readiness.push({ name: 'catalog', check: async () => catalog.ready() });
+    registerAdminRoutes({ router, service: catalog.service, store: catalog.store, adminToken: config.adminToken, logger });
+
     const context: AppContext = {
       config,
       logger,
@@ -115,14 +138,17 @@ export async function startApp(options: AppOptions): Promise<App> {
       registry,
       avro,
       events: new EventCodec(avro),
+      catalog: catalog.store,
       topics,
       router,
     };
 
+    const roles = await startRoles(context, lifecycle);
+
     started = true;
     logger.info({ port: httpPort, roles: config.roles }, 'hookline started');
 
-    return { context, httpPort, stop: () => lifecycle.stop() };
+    return { context, roles, httpPort, stop: () => lifecycle.stop() };
   } catch (err) {
     await lifecycle.stop();
     throw err;

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ConfigError } from '../errors';
-import { envBool, envBrokers, envDurationMs, envInt, envString, envUrl } from './env';
+import { DEFAULT_RETRY_CUTOFF_MS, DEFAULT_RETRY_SCHEDULE_MS, scheduleProblem } from '../retry/schedule';
+import { envBool, envBrokers, envDurationMs, envInt, envString, envUrl, parseDurationMs } from './env';
 
 export const ROLES = ['ingest', 'router', 'worker'] as const;
 export type Role = (typeof ROLES)[number];
@@ -70,6 +71,38 @@ const schema = z.object({
   HOOKLINE_TOPIC_REPLICATION_FACTOR: envInt({ min: -1, max: 32 }).default(-1),
   /** How long a Kafka write may take before the caller gets "unavailable". */
   HOOKLINE_KAFKA_ACK_TIMEOUT: envDurationMs().default(10_000),
+
+  // --- Routing and delivery ---
+  /** A client's retry of the same messageId is routed once within this window (per process). */
+  HOOKLINE_DEDUPE_WINDOW: envDurationMs().default(3_600_000),
+  HOOKLINE_DEDUPE_MAX_ENTRIES: envInt({ min: 0, max: 100_000_000 }).default(1_000_000),
+  /** A receiver must answer within this time (the spec's 5 seconds). */
+  HOOKLINE_DELIVERY_TIMEOUT: envDurationMs().default(5_000),
+  /** Delivery tasks handled at once by one worker process. */
+  HOOKLINE_WORKER_CONCURRENCY: envInt({ min: 1, max: 100_000 }).default(1_000),
+  /** Concurrent requests to one destination from one worker process. */
+  HOOKLINE_DESTINATION_CONCURRENCY: envInt({ min: 1, max: 10_000 }).default(50),
+  /** Tasks waiting for one destination before further ones are deferred to the first delay topic. */
+  HOOKLINE_DESTINATION_QUEUE: envInt({ min: 0, max: 1_000_000 }).default(500),
+  /** Delays between attempts, comma separated; the last repeats until the cutoff. */
+  HOOKLINE_RETRY_SCHEDULE: z
+    .preprocess(
+      (v) => (v === '' ? undefined : v),
+      z.string().transform((value, ctx) => {
+        const parts = value.split(',').map((p) => parseDurationMs(p.trim()));
+        const problem = parts.some((p) => p === undefined)
+          ? `expected durations such as 10s,1m,5m; got '${value}'`
+          : scheduleProblem(parts as number[]);
+        if (problem) {
+          ctx.addIssue({ code: 'custom', message: problem });
+          return z.NEVER;
+        }
+        return parts as number[];
+      }),
+    )
+    .default([...DEFAULT_RETRY_SCHEDULE_MS]),
+  /** No attempt is scheduled later than this after the first one; the task is dead-lettered instead. */
+  HOOKLINE_RETRY_CUTOFF: envDurationMs().default(DEFAULT_RETRY_CUTOFF_MS),
 });
 
 type RawConfig = z.output<typeof schema>;
@@ -88,6 +121,14 @@ export interface Config {
   };
   registry: { url: string | undefined; username: string | undefined; password: string | undefined };
   topics: { prefix: string; create: boolean; partitions: number; replicationFactor: number };
+  routing: { dedupeWindowMs: number; dedupeMaxEntries: number };
+  delivery: {
+    timeoutMs: number;
+    workerConcurrency: number;
+    destinationConcurrency: number;
+    destinationQueue: number;
+  };
+  retry: { scheduleMs: number[]; cutoffMs: number };
 }
 
 /**
@@ -130,5 +171,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       partitions: c.HOOKLINE_TOPIC_PARTITIONS,
       replicationFactor: c.HOOKLINE_TOPIC_REPLICATION_FACTOR,
     },
+    routing: { dedupeWindowMs: c.HOOKLINE_DEDUPE_WINDOW, dedupeMaxEntries: c.HOOKLINE_DEDUPE_MAX_ENTRIES },
+    delivery: {
+      timeoutMs: c.HOOKLINE_DELIVERY_TIMEOUT,
+      workerConcurrency: c.HOOKLINE_WORKER_CONCURRENCY,
+      destinationConcurrency: c.HOOKLINE_DESTINATION_CONCURRENCY,
+      destinationQueue: c.HOOKLINE_DESTINATION_QUEUE,
+    },
+    retry: { scheduleMs: c.HOOKLINE_RETRY_SCHEDULE, cutoffMs: c.HOOKLINE_RETRY_CUTOFF },
   };
 }

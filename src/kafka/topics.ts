@@ -1,5 +1,6 @@
 import type { Admin, ITopicConfig } from 'kafkajs';
 import type { Logger } from '../observability/logger';
+import { DEFAULT_RETRY_SCHEDULE_MS, retryTopic } from '../retry/schedule';
 
 /**
  * Every topic Hookline uses, declared once. Names are part of Hookline's public contract
@@ -17,7 +18,7 @@ export interface TopicSpec {
   description: string;
 }
 
-export type TopicKey = 'events' | 'catalog' | 'ingestDlq' | 'deliveries' | 'retry' | 'dlq' | 'attempts';
+export type TopicKey = 'events' | 'catalog' | 'ingestDlq' | 'deliveries' | 'dlq' | 'attempts';
 
 const DAY_MS = 86_400_000;
 
@@ -51,18 +52,11 @@ export const TOPIC_SPECS: readonly TopicSpec[] = [
     description: 'Delivery tasks, one per event and destination.',
   },
   {
-    key: 'retry',
-    suffix: 'retry',
-    partitions: 'default',
-    configs: { 'retention.ms': String(2 * DAY_MS) },
-    description: 'Failed delivery tasks waiting for their next attempt.',
-  },
-  {
     key: 'dlq',
     suffix: 'dlq',
     partitions: 1,
     configs: { 'retention.ms': String(30 * DAY_MS) },
-    description: 'Delivery tasks that will not be retried, with their attempt history.',
+    description: 'Delivery tasks given up, with their attempt history; undecodable records with the reason.',
   },
   {
     key: 'attempts',
@@ -72,6 +66,12 @@ export const TOPIC_SPECS: readonly TopicSpec[] = [
     description: 'One record per delivery attempt.',
   },
 ];
+
+/**
+ * Delay topics, one per step of the retry schedule (`<prefix>.retry.10s`, ...): every record in
+ * one of them waits the same delay, so due times grow along each partition.
+ */
+const RETRY_TOPIC_CONFIGS: Record<string, string> = { 'retention.ms': String(2 * DAY_MS) };
 
 export type TopicNames = Record<TopicKey, string>;
 
@@ -87,6 +87,8 @@ export interface EnsureTopicsOptions {
   defaultPartitions: number;
   /** -1 lets the broker choose (default.replication.factor). */
   replicationFactor: number;
+  /** The retry schedule, one delay topic per step. */
+  retryScheduleMs?: readonly number[];
   logger: Logger;
 }
 
@@ -96,15 +98,27 @@ export interface EnsureTopicsOptions {
  */
 export async function ensureTopics(options: EnsureTopicsOptions): Promise<string[]> {
   const { admin, prefix, defaultPartitions, replicationFactor, logger } = options;
-  const existing = new Set(await admin.listTopics());
-  const missing: ITopicConfig[] = TOPIC_SPECS.filter((spec) => !existing.has(`${prefix}.${spec.suffix}`)).map(
-    (spec) => ({
+  const wanted = [
+    ...TOPIC_SPECS.map((spec) => ({
       topic: `${prefix}.${spec.suffix}`,
-      numPartitions: spec.partitions === 'default' ? defaultPartitions : spec.partitions,
+      partitions: spec.partitions === 'default' ? defaultPartitions : spec.partitions,
+      configs: spec.configs,
+    })),
+    ...(options.retryScheduleMs ?? DEFAULT_RETRY_SCHEDULE_MS).map((delayMs) => ({
+      topic: retryTopic(prefix, delayMs),
+      partitions: defaultPartitions,
+      configs: RETRY_TOPIC_CONFIGS,
+    })),
+  ];
+  const existing = new Set(await admin.listTopics());
+  const missing: ITopicConfig[] = wanted
+    .filter((t) => !existing.has(t.topic))
+    .map((t) => ({
+      topic: t.topic,
+      numPartitions: t.partitions,
       replicationFactor,
-      configEntries: Object.entries(spec.configs).map(([name, value]) => ({ name, value })),
-    }),
-  );
+      configEntries: Object.entries(t.configs).map(([name, value]) => ({ name, value })),
+    }));
   if (missing.length === 0) return [];
   try {
     await admin.createTopics({ topics: missing, waitForLeaders: true });

@@ -34,6 +34,9 @@ describe('loadConfig', () => {
     [{ HOOKLINE_ROLES: 'ingest,mailer' }, 'HOOKLINE_ROLES'],
     [{ HOOKLINE_LOG_LEVEL: 'loud' }, 'HOOKLINE_LOG_LEVEL'],
     [{ HOOKLINE_KAFKA_ACK_TIMEOUT: 'soon' }, 'HOOKLINE_KAFKA_ACK_TIMEOUT'],
+    [{ HOOKLINE_RETRY_SCHEDULE: '10s,1m,30s' }, 'HOOKLINE_RETRY_SCHEDULE'],
+    [{ HOOKLINE_RETRY_SCHEDULE: '10s,often' }, 'HOOKLINE_RETRY_SCHEDULE'],
+    [{ HOOKLINE_RETRY_CUTOFF: '4 hours' }, 'HOOKLINE_RETRY_CUTOFF'],
   ])('rejects %j naming %s', (env, key) => {
     let error: unknown;
     try {
@@ -45,6 +48,14 @@ describe('loadConfig', () => {
     expect((error as ConfigError).key).toBe(key);
     expect((error as ConfigError).message.startsWith(`${key}: `)).toBe(true);
     expect((error as ConfigError).message).not.toContain('\n');
+  });
+
+  it('reads a scaled-down retry policy', () => {
+    expect(loadConfig({ HOOKLINE_RETRY_SCHEDULE: '200ms, 500ms,1s', HOOKLINE_RETRY_CUTOFF: '3s' }).retry).toEqual({
+      scheduleMs: [200, 500, 1_000],
+      cutoffMs: 3_000,
+    });
+    expect(loadConfig({}).retry).toEqual({ scheduleMs: [10_000, 60_000, 300_000, 1_200_000, 3_600_000], cutoffMs: 14_400_000 });
   });
 
   it('never echoes the value of a secret', () => {
