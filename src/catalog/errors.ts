@@ -1,0 +1,54 @@
+import { HooklineError } from '../errors';
+
+export type EntityKind = 'source' | 'destination';
+
+/** The entity named in the request does not exist (or was deleted). */
+export class CatalogNotFoundError extends HooklineError {
+  readonly retriable = false;
+  readonly code: string;
+  constructor(
+    readonly kind: EntityKind,
+    readonly id: string,
+  ) {
+    super(`${kind} ${id} does not exist`);
+    this.code = `${kind}_not_found`;
+  }
+}
+
+/** A destination refers to a source that does not exist. */
+export class UnknownSourceError extends HooklineError {
+  readonly retriable = false;
+  readonly code = 'unknown_source';
+  constructor(readonly sourceId: string) {
+    super(`source ${sourceId} does not exist`);
+  }
+}
+
+/** Deleting a source that still has destinations, without asking for a cascade. */
+export class SourceHasDestinationsError extends HooklineError {
+  readonly retriable = false;
+  readonly code = 'source_has_destinations';
+  constructor(
+    readonly sourceId: string,
+    readonly destinationIds: string[],
+  ) {
+    super(
+      `source ${sourceId} has ${destinationIds.length} destination(s); delete them first or pass ?cascade=true`,
+    );
+  }
+}
+
+/** This process has not read the catalog topic up to where it stood at start. */
+export class CatalogNotReadyError extends HooklineError {
+  readonly retriable = true;
+  readonly code = 'catalog_not_ready';
+  constructor() {
+    super('the catalog is still loading; try again shortly');
+  }
+}
+
+/** The local materialiser did not apply an offset in time (or stopped while waiting). */
+export class CatalogLagError extends HooklineError {
+  readonly retriable = true;
+  readonly code = 'catalog_lagging';
+}

@@ -1,0 +1,90 @@
+import type { Admin, Kafka } from 'kafkajs';
+import type { Registry } from 'prom-client';
+import type { AvroCodec } from '../avro/codec';
+import type { Clock } from '../clock';
+import type { Logger } from '../observability/logger';
+import { withDeadline } from './deadline';
+import { CatalogLagError } from './errors';
+import { startMaterialiser, type Materialiser } from './materialiser';
+import { CatalogRecordCodec } from './records';
+import { CatalogService } from './service';
+import { CatalogStore } from './store';
+import { CatalogWriter } from './writer';
+
+export type { CatalogView, Destination, DestinationSettings, Source, WebhookEntry } from './model';
+export type { CatalogChange, CatalogListener } from './store';
+export { CatalogStore } from './store';
+export { CatalogService } from './service';
+
+export interface CatalogOptions {
+  kafka: Kafka;
+  admin: Admin;
+  avro: AvroCodec;
+  /** The catalog topic, `<prefix>.catalog`. */
+  topic: string;
+  /** Base of this process's consumer group id. */
+  clientId: string;
+  logger: Logger;
+  clock: Clock;
+  metrics?: Registry;
+  /** How long a catalog write may wait for acks=all. Default 10 s. */
+  ackTimeoutMs?: number;
+  /** How long a write then waits to be applied locally (read-your-writes). Default 5 s. */
+  applyTimeoutMs?: number;
+  /** How long start-up may take to replay the topic before failing. Default 2 min. */
+  catchUpTimeoutMs?: number;
+}
+
+export interface Catalog {
+  store: CatalogStore;
+  service: CatalogService;
+  /** Caught up at start and still following the topic: the process's readiness check. */
+  ready(): boolean;
+  /** Stops following the topic and closes the producer. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts the catalog of this process: a store materialised from the catalog topic (replayed from
+ * the beginning, then followed live) and the service that writes changes to it. Resolves once the
+ * replay has caught up with the topic as it stood at start (`store.ready`); meanwhile the HTTP
+ * server already answers /healthz, and /readyz with 503.
+ */
+export async function startCatalog(options: CatalogOptions): Promise<Catalog> {
+  const { kafka, admin, topic, clientId, logger, clock } = options;
+  const codec = new CatalogRecordCodec(options.avro);
+  const store = new CatalogStore({ logger, clock, metrics: options.metrics });
+  const writer = await CatalogWriter.start({
+    kafka,
+    topic,
+    codec,
+    applied: store,
+    logger,
+    ackTimeoutMs: options.ackTimeoutMs,
+    applyTimeoutMs: options.applyTimeoutMs,
+  });
+  let materialiser: Materialiser | undefined;
+  try {
+    materialiser = await startMaterialiser({ kafka, admin, topic, clientId, codec, store, logger });
+    const catchUpTimeoutMs = options.catchUpTimeoutMs ?? 120_000;
+    await withDeadline(
+      store.whenReady(),
+      catchUpTimeoutMs,
+      () => new CatalogLagError(`the catalog topic was not replayed within ${catchUpTimeoutMs} ms`),
+    );
+  } catch (err) {
+    await materialiser?.stop();
+    await writer.stop();
+    throw err;
+  }
+  const service = new CatalogService({ store, writer, logger, clock });
+  return {
+    store,
+    service,
+    ready: () => store.ready && materialiser.following(),
+    stop: async () => {
+      await materialiser.stop();
+      await writer.stop();
+    },
+  };
+}

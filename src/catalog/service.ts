@@ -1,0 +1,192 @@
+import { systemClock, type Clock } from '../clock';
+import type { Logger } from '../observability/logger';
+import {
+  CatalogNotFoundError,
+  CatalogNotReadyError,
+  SourceHasDestinationsError,
+  UnknownSourceError,
+} from './errors';
+import { hashWriteKey, newDestinationId, newSourceId, newWriteKey, writeKeyPrefix } from './keys';
+import type { Destination, DestinationSettings, Source } from './model';
+import type { CatalogEntity } from './records';
+import type { CatalogStore } from './store';
+import type { DestinationCreate, DestinationPatch, SourceCreate, SourcePatch } from './validation';
+
+/** The write side the service needs; CatalogWriter in production. */
+export interface CatalogWrites {
+  put(entity: CatalogEntity): Promise<void>;
+  remove(id: string): Promise<void>;
+}
+
+export interface CatalogServiceOptions {
+  store: CatalogStore;
+  writer: CatalogWrites;
+  logger: Logger;
+  clock?: Clock;
+}
+
+/**
+ * The catalog's operations. Each checks the request against the materialised catalog, writes
+ * the resulting records, and returns once this process has applied them. Operations of one
+ * process run one at a time, so their checks see each other's results; across processes the
+ * last write wins.
+ */
+export class CatalogService {
+  private readonly store: CatalogStore;
+  private readonly writer: CatalogWrites;
+  private readonly logger: Logger;
+  private readonly clock: Clock;
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(options: CatalogServiceOptions) {
+    this.store = options.store;
+    this.writer = options.writer;
+    this.logger = options.logger.child({ component: 'catalog' });
+    this.clock = options.clock ?? systemClock;
+  }
+
+  /** Creates a source with a new write key; the key is returned here and never again. */
+  createSource(input: SourceCreate): Promise<{ source: Source; writeKey: string }> {
+    return this.serialised(async () => {
+      const writeKey = newWriteKey();
+      const now = this.now();
+      const source: Source = {
+        id: newSourceId(),
+        name: input.name,
+        enabled: input.enabled,
+        writeKeyHash: hashWriteKey(writeKey),
+        writeKeyPrefix: writeKeyPrefix(writeKey),
+        createdAt: now,
+        updatedAt: now,
+      };
+      await this.writer.put({ kind: 'source', value: source });
+      this.logger.info({ sourceId: source.id }, 'source created');
+      return { source, writeKey };
+    });
+  }
+
+  updateSource(id: string, patch: SourcePatch): Promise<Source> {
+    return this.serialised(async () => {
+      const current = this.existingSource(id);
+      const source: Source = { ...current, ...definedFields(patch), updatedAt: this.now() };
+      await this.writer.put({ kind: 'source', value: source });
+      this.logger.info({ sourceId: id }, 'source updated');
+      return source;
+    });
+  }
+
+  /**
+   * Deletes a source. With destinations, it fails unless `cascade`, which deletes them first
+   * (so an interrupted cascade never leaves destinations without their source).
+   */
+  deleteSource(id: string, options: { cascade: boolean }): Promise<{ deletedDestinationIds: string[] }> {
+    return this.serialised(async () => {
+      this.existingSource(id);
+      const destinationIds = this.store.destinationsOfSource(id).map((d) => d.id);
+      if (destinationIds.length > 0 && !options.cascade)
+        throw new SourceHasDestinationsError(id, destinationIds);
+      for (const destinationId of destinationIds) await this.writer.remove(destinationId);
+      await this.writer.remove(id);
+      this.logger.info({ sourceId: id, deletedDestinationIds: destinationIds }, 'source deleted');
+      return { deletedDestinationIds: destinationIds };
+    });
+  }
+
+  createDestination(input: DestinationCreate): Promise<Destination> {
+    return this.serialised(async () => {
+      if (!this.store.source(input.sourceId)) throw new UnknownSourceError(input.sourceId);
+      const now = this.now();
+      const destination: Destination = {
+        id: newDestinationId(),
+        sourceId: input.sourceId,
+        name: input.name,
+        enabled: input.enabled,
+        settings: settingsOf(input.settings.webhooks, input.settings.sharedSecret ?? undefined),
+        createdAt: now,
+        updatedAt: now,
+      };
+      await this.writer.put({ kind: 'destination', value: destination });
+      this.logger.info(
+        { destinationId: destination.id, sourceId: destination.sourceId },
+        'destination created',
+      );
+      return destination;
+    });
+  }
+
+  updateDestination(id: string, patch: DestinationPatch): Promise<Destination> {
+    return this.serialised(async () => {
+      const current = this.existingDestination(id);
+      const { settings: settingsPatch, ...fields } = patch;
+      const secret =
+        settingsPatch?.sharedSecret === undefined
+          ? current.settings.sharedSecret
+          : (settingsPatch.sharedSecret ?? undefined);
+      const destination: Destination = {
+        ...current,
+        ...definedFields(fields),
+        settings: settingsOf(settingsPatch?.webhooks ?? current.settings.webhooks, secret),
+        updatedAt: this.now(),
+      };
+      await this.writer.put({ kind: 'destination', value: destination });
+      this.logger.info({ destinationId: id, sourceId: destination.sourceId }, 'destination updated');
+      return destination;
+    });
+  }
+
+  deleteDestination(id: string): Promise<void> {
+    return this.serialised(async () => {
+      const current = this.existingDestination(id);
+      await this.writer.remove(id);
+      this.logger.info({ destinationId: id, sourceId: current.sourceId }, 'destination deleted');
+    });
+  }
+
+  private existingSource(id: string): Source {
+    const source = this.store.source(id);
+    if (!source) throw new CatalogNotFoundError('source', id);
+    return source;
+  }
+
+  private existingDestination(id: string): Destination {
+    const destination = this.store.destination(id);
+    if (!destination) throw new CatalogNotFoundError('destination', id);
+    return destination;
+  }
+
+  /** Checks against a half-loaded catalog would be wrong (unknown source, missing entity). */
+  private ensureReady(): void {
+    if (!this.store.ready) throw new CatalogNotReadyError();
+  }
+
+  private now(): string {
+    return new Date(this.clock.now()).toISOString();
+  }
+
+  /**
+   * Runs operations of this process one after another, whatever the outcome of the previous one,
+   * and only on a caught-up catalog.
+   */
+  private serialised<T>(operation: () => Promise<T>): Promise<T> {
+    const run = () => {
+      this.ensureReady();
+      return operation();
+    };
+    const result = this.queue.then(run, run);
+    this.queue = result.catch(() => undefined);
+    return result;
+  }
+}
+
+function settingsOf(
+  webhooks: Destination['settings']['webhooks'],
+  sharedSecret: string | undefined,
+): DestinationSettings {
+  const copy = webhooks.map((w) => ({ url: w.url, headers: { ...w.headers } }));
+  return sharedSecret === undefined ? { webhooks: copy } : { sharedSecret, webhooks: copy };
+}
+
+/** The patch's fields that are set: `{ name: undefined }` must not erase a name. */
+function definedFields<T extends object>(patch: T): Partial<T> {
+  return Object.fromEntries(Object.entries(patch).filter(([, value]) => value !== undefined)) as Partial<T>;
+}

@@ -1,0 +1,122 @@
+import { hashWriteKey } from './keys';
+import type { Destination, Source } from './model';
+import type { CatalogEntity } from './records';
+
+/** One applied change; `before`/`after` undefined = did not exist / was deleted. */
+export type CatalogChange =
+  | { kind: 'source'; id: string; before: Source | undefined; after: Source | undefined }
+  | { kind: 'destination'; id: string; before: Destination | undefined; after: Destination | undefined };
+
+/**
+ * The materialised catalog: plain maps plus the indexes the hot paths need (write-key hash →
+ * source, source → destinations in creation order). Knows nothing about Kafka; `apply` takes
+ * one topic record (entity, or tombstone) and returns what changed.
+ */
+export class CatalogState {
+  private readonly sourcesById = new Map<string, Source>();
+  private readonly sourcesByKeyHash = new Map<string, Source>();
+  private readonly destinationsById = new Map<string, Destination>();
+  /** Per source: its destinations by id, and the sorted list, rebuilt lazily after a change. */
+  private readonly destinationsBySource = new Map<
+    string,
+    { byId: Map<string, Destination>; sorted?: Destination[] }
+  >();
+
+  /** A record with a value: create or replace the entity under its id. */
+  put(entity: CatalogEntity): CatalogChange {
+    return entity.kind === 'source' ? this.putSource(entity.value) : this.putDestination(entity.value);
+  }
+
+  /** A tombstone: delete whatever entity has this id; undefined when there was none. */
+  remove(id: string): CatalogChange | undefined {
+    const source = this.sourcesById.get(id);
+    if (source) {
+      this.sourcesById.delete(id);
+      this.sourcesByKeyHash.delete(source.writeKeyHash);
+      return { kind: 'source', id, before: source, after: undefined };
+    }
+    const destination = this.destinationsById.get(id);
+    if (destination) {
+      this.destinationsById.delete(id);
+      this.unindexDestination(destination);
+      return { kind: 'destination', id, before: destination, after: undefined };
+    }
+    return undefined;
+  }
+
+  source(id: string): Source | undefined {
+    return this.sourcesById.get(id);
+  }
+
+  sourceByWriteKey(writeKey: string): Source | undefined {
+    return this.sourcesByKeyHash.get(hashWriteKey(writeKey));
+  }
+
+  destination(id: string): Destination | undefined {
+    return this.destinationsById.get(id);
+  }
+
+  destinationsOfSource(sourceId: string): Destination[] {
+    const index = this.destinationsBySource.get(sourceId);
+    if (!index) return [];
+    index.sorted ??= [...index.byId.values()].sort(byCreation);
+    return [...index.sorted];
+  }
+
+  /** Every source, in creation order. */
+  sources(): Source[] {
+    return [...this.sourcesById.values()].sort(byCreation);
+  }
+
+  /** Every destination, in creation order. */
+  destinations(): Destination[] {
+    return [...this.destinationsById.values()].sort(byCreation);
+  }
+
+  get sourceCount(): number {
+    return this.sourcesById.size;
+  }
+
+  get destinationCount(): number {
+    return this.destinationsById.size;
+  }
+
+  private putSource(source: Source): CatalogChange {
+    const before = this.sourcesById.get(source.id);
+    if (before) this.sourcesByKeyHash.delete(before.writeKeyHash);
+    this.sourcesById.set(source.id, source);
+    this.sourcesByKeyHash.set(source.writeKeyHash, source);
+    return { kind: 'source', id: source.id, before, after: source };
+  }
+
+  private putDestination(destination: Destination): CatalogChange {
+    const before = this.destinationsById.get(destination.id);
+    this.destinationsById.set(destination.id, destination);
+    if (before) this.unindexDestination(before);
+    let index = this.destinationsBySource.get(destination.sourceId);
+    if (!index) {
+      index = { byId: new Map() };
+      this.destinationsBySource.set(destination.sourceId, index);
+    }
+    index.byId.set(destination.id, destination);
+    index.sorted = undefined;
+    return { kind: 'destination', id: destination.id, before, after: destination };
+  }
+
+  private unindexDestination(destination: Destination): void {
+    const index = this.destinationsBySource.get(destination.sourceId);
+    if (!index) return;
+    index.byId.delete(destination.id);
+    index.sorted = undefined;
+    if (index.byId.size === 0) this.destinationsBySource.delete(destination.sourceId);
+  }
+}
+
+/**
+ * Creation order. Replaying a compacted topic does not preserve it (an updated entity moves to
+ * the end of the log), so it comes from `createdAt`, ties broken by id.
+ */
+function byCreation(a: { id: string; createdAt: string }, b: { id: string; createdAt: string }): number {
+  if (a.createdAt !== b.createdAt) return a.createdAt < b.createdAt ? -1 : 1;
+  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+}

@@ -1,0 +1,175 @@
+import { Counter, Gauge, type Registry } from 'prom-client';
+import { systemClock, type Clock } from '../clock';
+import type { Logger } from '../observability/logger';
+import type { CatalogView, Destination, Source } from './model';
+import { ReadProgress, type PartitionWatermarks } from './progress';
+import type { CatalogEntity } from './records';
+import { CatalogState, type CatalogChange } from './state';
+
+export type { CatalogChange } from './state';
+export type CatalogListener = (change: CatalogChange) => void;
+
+export interface CatalogStoreOptions {
+  logger: Logger;
+  clock?: Clock;
+  /** When given, the store registers `hookline_catalog_*` metrics on it. */
+  metrics?: Registry;
+}
+
+/** Where a record sits on the catalog topic. */
+export interface TopicPosition {
+  partition: number;
+  offset: string;
+}
+
+/**
+ * The process's copy of the catalog, fed by the materialiser from the catalog topic. Reads are
+ * in-memory and synchronous; `ready` turns true once the topic has been read up to where it stood
+ * at start, and stays true. Listeners hear every applied change, replayed ones included.
+ */
+export class CatalogStore implements CatalogView {
+  private readonly state = new CatalogState();
+  private readonly progress = new ReadProgress();
+  private readonly listeners = new Set<CatalogListener>();
+  private readonly logger: Logger;
+  private readonly clock: Clock;
+  private readonly skipped: Counter | undefined;
+  private startedAtMs = 0;
+
+  constructor(options: CatalogStoreOptions) {
+    this.logger = options.logger;
+    this.clock = options.clock ?? systemClock;
+    if (options.metrics) {
+      const state = this.state;
+      const progress = this.progress;
+      new Gauge({
+        name: 'hookline_catalog_entities',
+        help: 'Entities in the materialised catalog.',
+        labelNames: ['kind'],
+        registers: [options.metrics],
+        collect() {
+          this.set({ kind: 'source' }, state.sourceCount);
+          this.set({ kind: 'destination' }, state.destinationCount);
+        },
+      });
+      new Gauge({
+        name: 'hookline_catalog_ready',
+        help: '1 once the catalog topic has been read up to where it stood at start.',
+        registers: [options.metrics],
+        collect() {
+          this.set(progress.caughtUp ? 1 : 0);
+        },
+      });
+      this.skipped = new Counter({
+        name: 'hookline_catalog_records_skipped_total',
+        help: 'Catalog records that could not be decoded and were skipped.',
+        registers: [options.metrics],
+      });
+    }
+  }
+
+  // --- CatalogView ---
+
+  sourceByWriteKey(writeKey: string): Source | undefined {
+    return this.state.sourceByWriteKey(writeKey);
+  }
+
+  source(id: string): Source | undefined {
+    return this.state.source(id);
+  }
+
+  destination(id: string): Destination | undefined {
+    return this.state.destination(id);
+  }
+
+  destinationsOfSource(sourceId: string): Destination[] {
+    return this.state.destinationsOfSource(sourceId);
+  }
+
+  // --- beyond CatalogView ---
+
+  /** Every source, in creation order. */
+  sources(): Source[] {
+    return this.state.sources();
+  }
+
+  /** Every destination, in creation order. */
+  destinations(): Destination[] {
+    return this.state.destinations();
+  }
+
+  get ready(): boolean {
+    return this.progress.caughtUp;
+  }
+
+  /** Resolves once `ready`. */
+  whenReady(): Promise<void> {
+    return new Promise((resolve) => this.progress.onCaughtUp(resolve));
+  }
+
+  /** Subscribes to changes; returns the unsubscribe function. A throwing listener is logged, not fatal. */
+  onChange(listener: CatalogListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /**
+   * Resolves once the record at `offset` (of `partition`) has been applied here; rejects with
+   * CatalogLagError after `timeoutMs` or when the store closes.
+   */
+  waitForOffset(offset: string, timeoutMs: number, partition = 0): Promise<void> {
+    return this.progress.waitFor(partition, offset, timeoutMs);
+  }
+
+  // --- fed by the materialiser ---
+
+  /** The watermarks observed at start: `ready` once every partition is read up to them. */
+  expect(watermarks: PartitionWatermarks[]): void {
+    this.startedAtMs = this.clock.now();
+    this.progress.onCaughtUp(() =>
+      this.logger.info(
+        {
+          sources: this.state.sourceCount,
+          destinations: this.state.destinationCount,
+          elapsedMs: this.clock.now() - this.startedAtMs,
+        },
+        'catalog caught up',
+      ),
+    );
+    this.progress.expect(watermarks);
+  }
+
+  /** False for a record at or before one already processed (a replay after a consumer rejoin). */
+  isNew(position: TopicPosition): boolean {
+    return this.progress.isNew(position.partition, position.offset);
+  }
+
+  /** Applies one topic record: an entity, or a tombstone (`undefined`) for `id`. */
+  apply(position: TopicPosition, id: string, entity: CatalogEntity | undefined): void {
+    if (!this.isNew(position)) return;
+    const change = entity ? this.state.put(entity) : this.state.remove(id);
+    this.progress.advance(position.partition, position.offset);
+    if (change) this.notify(change);
+  }
+
+  /** A record that could not be applied: counted, and read past. */
+  skip(position: TopicPosition): void {
+    this.skipped?.inc();
+    this.progress.advance(position.partition, position.offset);
+  }
+
+  /** Rejects pending `waitForOffset` calls; called when the materialiser stops. */
+  close(): void {
+    this.progress.close();
+  }
+
+  private notify(change: CatalogChange): void {
+    for (const listener of this.listeners) {
+      try {
+        listener(change);
+      } catch (err) {
+        this.logger.error({ err, kind: change.kind, id: change.id }, 'catalog change listener failed');
+      }
+    }
+  }
+}

@@ -1,0 +1,216 @@
+import { z } from 'zod';
+
+/**
+ * Request schemas of the admin API. They validate requests and, through `z.toJSONSchema`, are the
+ * OpenAPI document's request bodies: one definition for both.
+ *
+ * Custom checks report a stable `params.code` (e.g. `header_reserved`), surfaced as the issue code
+ * in 400 answers. Messages never quote a submitted value: URLs, header values and secrets may
+ * carry credentials.
+ */
+
+export const MAX_WEBHOOKS = 5;
+export const MAX_HEADERS = 20;
+const MAX_URL_CHARS = 2_048;
+const MAX_HEADER_NAME_CHARS = 256;
+const MAX_HEADER_VALUE_CHARS = 8_192;
+const MAX_NAME_CHARS = 200;
+const MAX_SECRET_CHARS = 1_024;
+
+/** RFC 9110 `token`: the characters allowed in a header name. */
+const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+/** What Node's HTTP client refuses in a header value: controls (CR, LF, NUL...) other than tab, and non-Latin-1. */
+const INVALID_HEADER_VALUE_CHAR = /[^\t\x20-\x7e\x80-\xff]/;
+
+/**
+ * Header names a destination may not set (compared case-insensitively). The first three are
+ * Hookline's own (body type, client identity, signature); the rest would corrupt the request's
+ * framing or target.
+ */
+export const RESERVED_HEADERS: readonly string[] = [
+  'content-type',
+  'user-agent',
+  'x-signature',
+  'content-length',
+  'transfer-encoding',
+  'connection',
+  'host',
+];
+
+const name = z
+  .string()
+  .trim()
+  .min(1, 'must not be empty')
+  .max(MAX_NAME_CHARS, `must be at most ${MAX_NAME_CHARS} characters`);
+
+const webhookUrl = z
+  .string()
+  .max(MAX_URL_CHARS, `must be at most ${MAX_URL_CHARS} characters`)
+  .transform((value, ctx) => {
+    let url: URL;
+    try {
+      url = new URL(value);
+    } catch {
+      // An http(s) URL without a host ("http://", "https://:443/") does not parse either.
+      ctx.addIssue({
+        code: 'custom',
+        message: 'must be an absolute http(s) URL with a host',
+        params: { code: 'webhook_url_invalid' },
+      });
+      return z.NEVER;
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+      ctx.addIssue({
+        code: 'custom',
+        message: 'scheme must be http or https',
+        params: { code: 'webhook_url_scheme' },
+      });
+      return z.NEVER;
+    }
+    return url.href;
+  })
+  .meta({ description: 'Absolute http or https URL (stored normalised).', format: 'uri' });
+
+const headers = z
+  .record(z.string(), z.string())
+  .superRefine((value, ctx) => {
+    const entries = Object.entries(value);
+    if (entries.length > MAX_HEADERS) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `at most ${MAX_HEADERS} headers`,
+        params: { code: 'too_many_headers' },
+      });
+    }
+    const seen = new Set<string>();
+    for (const [headerName, headerValue] of entries) {
+      const issue = headerIssue(headerName, headerValue, seen);
+      if (issue)
+        ctx.addIssue({
+          code: 'custom',
+          path: [headerName],
+          message: issue.message,
+          params: { code: issue.code },
+        });
+      seen.add(headerName.toLowerCase());
+    }
+  })
+  .meta({ description: `Static headers sent with every request to this URL (at most ${MAX_HEADERS}).` });
+
+function headerIssue(
+  headerName: string,
+  value: string,
+  seen: Set<string>,
+): { code: string; message: string } | undefined {
+  const lower = headerName.toLowerCase();
+  if (headerName.length > MAX_HEADER_NAME_CHARS || !HEADER_NAME.test(headerName)) {
+    return {
+      code: 'header_name_invalid',
+      message: "header name must be an HTTP token (letters, digits, !#$%&'*+-.^_`|~)",
+    };
+  }
+  if (RESERVED_HEADERS.includes(lower)) {
+    return {
+      code: 'header_reserved',
+      message: `header ${headerName} is set by Hookline and cannot be overridden`,
+    };
+  }
+  if (seen.has(lower)) {
+    return {
+      code: 'header_duplicate',
+      message: `header ${headerName} is given twice (names are case-insensitive)`,
+    };
+  }
+  if (value.length > MAX_HEADER_VALUE_CHARS || INVALID_HEADER_VALUE_CHAR.test(value)) {
+    return {
+      code: 'header_value_invalid',
+      message: `value of header ${headerName} must be at most ${MAX_HEADER_VALUE_CHARS} Latin-1 characters without CR, LF, NUL or other controls`,
+    };
+  }
+  return undefined;
+}
+
+export const webhookEntrySchema = z.strictObject({
+  url: webhookUrl,
+  headers: headers.optional().default({}),
+});
+
+const webhooks = z
+  .array(webhookEntrySchema)
+  .min(1, `needs 1 to ${MAX_WEBHOOKS} webhooks`)
+  .max(MAX_WEBHOOKS, `needs 1 to ${MAX_WEBHOOKS} webhooks`)
+  .meta({ description: `1 to ${MAX_WEBHOOKS} URLs, tried in order; the first success wins.` });
+
+const sharedSecret = z
+  .string()
+  .min(1, 'must not be empty')
+  .max(MAX_SECRET_CHARS, `must be at most ${MAX_SECRET_CHARS} characters`)
+  .meta({
+    description:
+      'When set, every delivery carries X-Signature = hex HMAC-SHA1(sharedSecret, body). Write-only.',
+    writeOnly: true,
+  });
+
+const emptyPatch = (value: object) => Object.keys(value).length > 0;
+const emptyPatchIssue = { message: 'nothing to change', params: { code: 'empty_patch' } };
+
+export const sourceCreateSchema = z
+  .strictObject({ name, enabled: z.boolean().default(true) })
+  .meta({ id: 'SourceCreate', description: 'A new source. Its write key is generated.' });
+
+export const sourcePatchSchema = z
+  .strictObject({ name: name.optional(), enabled: z.boolean().optional() })
+  .refine(emptyPatch, emptyPatchIssue)
+  .meta({ id: 'SourcePatch', description: 'Fields to change; absent fields keep their value.' });
+
+export const destinationCreateSchema = z
+  .strictObject({
+    sourceId: z.string().min(1, 'must not be empty'),
+    name,
+    enabled: z.boolean().default(true),
+    settings: z.strictObject({ sharedSecret: sharedSecret.nullish(), webhooks }),
+  })
+  .meta({ id: 'DestinationCreate', description: 'A new Webhooks destination of an existing source.' });
+
+export const destinationPatchSchema = z
+  .strictObject({
+    name: name.optional(),
+    enabled: z.boolean().optional(),
+    settings: z
+      .strictObject({
+        sharedSecret: sharedSecret
+          .nullable()
+          .optional()
+          .meta({ description: 'A new secret; null removes it; absent keeps it.' }),
+        webhooks: webhooks.optional().meta({ description: 'Replaces the whole list when given.' }),
+      })
+      .optional(),
+  })
+  .refine(emptyPatch, emptyPatchIssue)
+  .meta({ id: 'DestinationPatch', description: 'Fields to change; absent fields keep their value.' });
+
+export type SourceCreate = z.output<typeof sourceCreateSchema>;
+export type SourcePatch = z.output<typeof sourcePatchSchema>;
+export type DestinationCreate = z.output<typeof destinationCreateSchema>;
+export type DestinationPatch = z.output<typeof destinationPatchSchema>;
+
+/** One problem with a request, as returned in a 400 answer. */
+export interface ValidationIssue {
+  /** Dotted path into the body, e.g. `settings.webhooks.0.url`; empty for the body itself. */
+  path: string;
+  /** Stable code: ours (`header_reserved`, ...) or zod's (`too_big`, `invalid_type`, ...). */
+  code: string;
+  message: string;
+}
+
+export function toValidationIssues(error: z.ZodError): ValidationIssue[] {
+  return error.issues.map((issue) => {
+    const custom =
+      issue.code === 'custom' ? (issue.params as { code?: unknown } | undefined)?.code : undefined;
+    return {
+      path: issue.path.map(String).join('.'),
+      code: typeof custom === 'string' ? custom : issue.code,
+      message: issue.message,
+    };
+  });
+}

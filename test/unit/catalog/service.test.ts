@@ -1,0 +1,145 @@
+import {
+  CatalogNotFoundError,
+  CatalogNotReadyError,
+  SourceHasDestinationsError,
+  UnknownSourceError,
+} from '../../../src/catalog/errors';
+import type { CatalogEntity } from '../../../src/catalog/records';
+import { CatalogService, type CatalogWrites } from '../../../src/catalog/service';
+import { CatalogStore } from '../../../src/catalog/store';
+import { destinationCreateSchema, destinationPatchSchema } from '../../../src/catalog/validation';
+import { silentLogger } from '../../../src/observability/logger';
+
+/** Writes straight into the store, as the topic and the materialiser would, and keeps the log. */
+class LoopbackWriter implements CatalogWrites {
+  readonly log: { key: string; entity: CatalogEntity | undefined }[] = [];
+  constructor(private readonly store: CatalogStore) {}
+
+  async put(entity: CatalogEntity): Promise<void> {
+    this.append(entity.value.id, entity);
+  }
+
+  async remove(id: string): Promise<void> {
+    this.append(id, undefined);
+  }
+
+  private append(key: string, entity: CatalogEntity | undefined): void {
+    this.store.apply({ partition: 0, offset: String(this.log.length) }, key, entity);
+    this.log.push({ key, entity });
+  }
+}
+
+function setup() {
+  const store = new CatalogStore({ logger: silentLogger() });
+  store.expect([{ partition: 0, low: '0', high: '0' }]);
+  const writer = new LoopbackWriter(store);
+  let now = Date.parse('2024-05-01T00:00:00.000Z');
+  const clock = { now: () => (now += 1_000) };
+  const service = new CatalogService({ store, writer, logger: silentLogger(), clock });
+  return { store, writer, service };
+}
+
+const webhooks = [{ url: 'https://example.com/hook' }];
+const newDestination = (sourceId: string, settings: object = { webhooks }) =>
+  destinationCreateSchema.parse({ sourceId, name: 'Hook', settings });
+
+describe('CatalogService', () => {
+  it('creates a source whose write key is returned once and stored only as a hash', async () => {
+    const { service, store, writer } = setup();
+    const { source, writeKey } = await service.createSource({ name: 'Web', enabled: true });
+    expect(source.id).toMatch(/^src_[0-9a-f]{24}$/);
+    expect(Buffer.from(writeKey, 'base64url')).toHaveLength(32);
+    expect(source.writeKeyPrefix).toBe(writeKey.slice(0, 6));
+    expect(store.sourceByWriteKey(writeKey)).toEqual(source);
+    expect(JSON.stringify(writer.log)).not.toContain(writeKey);
+  });
+
+  it('updates only the fields a patch sets', async () => {
+    const { service } = setup();
+    const { source } = await service.createSource({ name: 'Web', enabled: true });
+    const updated = await service.updateSource(source.id, { enabled: false, name: undefined });
+    expect(updated).toMatchObject({ name: 'Web', enabled: false, createdAt: source.createdAt });
+    expect(updated.updatedAt > source.updatedAt).toBe(true);
+  });
+
+  it('refuses a destination of an unknown source', async () => {
+    const { service } = setup();
+    await expect(service.createDestination(newDestination('src_missing'))).rejects.toBeInstanceOf(
+      UnknownSourceError,
+    );
+  });
+
+  it('keeps, replaces or removes the shared secret as the patch says', async () => {
+    const { service } = setup();
+    const { source } = await service.createSource({ name: 'Web', enabled: true });
+    const created = await service.createDestination(
+      newDestination(source.id, { webhooks, sharedSecret: 'one' }),
+    );
+    const renamed = await service.updateDestination(
+      created.id,
+      destinationPatchSchema.parse({ name: 'Renamed' }),
+    );
+    expect(renamed.settings.sharedSecret).toBe('one');
+    const replaced = await service.updateDestination(
+      created.id,
+      destinationPatchSchema.parse({ settings: { sharedSecret: 'two' } }),
+    );
+    expect(replaced.settings).toEqual({ sharedSecret: 'two', webhooks: created.settings.webhooks });
+    const removed = await service.updateDestination(
+      created.id,
+      destinationPatchSchema.parse({ settings: { sharedSecret: null } }),
+    );
+    expect('sharedSecret' in removed.settings).toBe(false);
+  });
+
+  it('refuses to delete a source with destinations unless cascading, which deletes them first', async () => {
+    const { service, store, writer } = setup();
+    const { source } = await service.createSource({ name: 'Web', enabled: true });
+    const a = await service.createDestination(newDestination(source.id));
+    const b = await service.createDestination(newDestination(source.id));
+    await expect(service.deleteSource(source.id, { cascade: false })).rejects.toBeInstanceOf(
+      SourceHasDestinationsError,
+    );
+    expect(store.source(source.id)).toBeDefined();
+
+    await expect(service.deleteSource(source.id, { cascade: true })).resolves.toEqual({
+      deletedDestinationIds: [a.id, b.id],
+    });
+    expect(writer.log.slice(-3)).toEqual([
+      { key: a.id, entity: undefined },
+      { key: b.id, entity: undefined },
+      { key: source.id, entity: undefined },
+    ]);
+    expect(store.source(source.id)).toBeUndefined();
+    expect(store.destinations()).toEqual([]);
+  });
+
+  it('answers not found for unknown ids', async () => {
+    const { service } = setup();
+    await expect(service.updateSource('src_nope', { name: 'x' })).rejects.toBeInstanceOf(
+      CatalogNotFoundError,
+    );
+    await expect(service.deleteDestination('dst_nope')).rejects.toBeInstanceOf(CatalogNotFoundError);
+  });
+
+  it('refuses every operation until the catalog has caught up', async () => {
+    const store = new CatalogStore({ logger: silentLogger() });
+    const service = new CatalogService({ store, writer: new LoopbackWriter(store), logger: silentLogger() });
+    await expect(service.createSource({ name: 'Web', enabled: true })).rejects.toBeInstanceOf(
+      CatalogNotReadyError,
+    );
+  });
+
+  it('runs the operations of one process one at a time', async () => {
+    const { service, store } = setup();
+    const { source } = await service.createSource({ name: 'Web', enabled: true });
+    const destination = await service.createDestination(newDestination(source.id));
+    // Issued together: the delete's check must see the destination's deletion.
+    const results = await Promise.allSettled([
+      service.deleteDestination(destination.id),
+      service.deleteSource(source.id, { cascade: false }),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled']);
+    expect(store.sources()).toEqual([]);
+  });
+});
