@@ -1,0 +1,39 @@
+import type { IncomingMessage } from 'node:http';
+import { gunzip } from 'node:zlib';
+import { promisify } from 'node:util';
+import { isJsonObject, parseJson, type JsonObject } from '../events/json';
+import { HttpError, readBody } from '../http/respond';
+
+const gunzipAsync = promisify(gunzip);
+
+/** Segment's request limit: 500 KB. */
+export const MAX_REQUEST_BYTES = 500 * 1024;
+
+/**
+ * Reads a tracking request's JSON object body: at most 500 KB (after gunzip, when the client
+ * compresses). Whole-request problems become 4xx HttpErrors.
+ */
+export async function readTrackingBody(req: IncomingMessage): Promise<JsonObject> {
+  let body = await readBody(req, MAX_REQUEST_BYTES);
+  const encoding = (req.headers['content-encoding'] ?? '').toLowerCase();
+  if (encoding === 'gzip') {
+    try {
+      body = await gunzipAsync(body, { maxOutputLength: MAX_REQUEST_BYTES });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') {
+        throw new HttpError(413, 'payload_too_large', `decompressed body exceeds the limit of ${MAX_REQUEST_BYTES} bytes`);
+      }
+      throw new HttpError(400, 'invalid_encoding', 'body is not valid gzip');
+    }
+  } else if (encoding !== '' && encoding !== 'identity') {
+    throw new HttpError(415, 'unsupported_encoding', `Content-Encoding ${encoding} is not supported (use gzip or none)`);
+  }
+  let value;
+  try {
+    value = parseJson(body.toString('utf8'));
+  } catch (err) {
+    throw new HttpError(400, 'invalid_json', `body is not valid JSON: ${(err as Error).message}`);
+  }
+  if (!isJsonObject(value)) throw new HttpError(400, 'invalid_body', 'body must be a JSON object');
+  return value;
+}

@@ -1,0 +1,141 @@
+import { randomUUID } from 'node:crypto';
+import type { CatalogView } from '../catalog/model';
+import type { Clock } from '../clock';
+import { KafkaUnavailableError } from '../errors';
+import { isJsonObject, type JsonObject, type JsonValue } from '../events/json';
+import type { TrackingEvent, TrackingType } from '../events/types';
+import { HttpError, sendJson } from '../http/respond';
+import type { RouteContext, Router } from '../http/router';
+import type { Logger } from '../observability/logger';
+import { authenticateSource, writeKeyFrom } from './auth';
+import type { IngestMetrics } from './metrics';
+import { normalizeEvent, type BatchDefaults } from './normalize';
+import type { EventPublisher, RejectedEvent } from './publisher';
+import { readTrackingBody } from './request';
+
+/** Segment's batch limit. */
+export const MAX_BATCH_EVENTS = 2_500;
+
+export interface TrackingRoutesOptions {
+  router: Router;
+  catalog: CatalogView;
+  publisher: EventPublisher;
+  metrics: IngestMetrics;
+  clock: Clock;
+  logger: Logger;
+  newMessageId?: () => string;
+}
+
+interface RejectedSummary {
+  index: number;
+  messageId?: string;
+  code: string;
+  reason: string;
+}
+
+/**
+ * The Segment-compatible tracking API: `/v1/{identify,track,page,screen,group,alias}` for one
+ * call, `/v1/batch` (and `/v1/import`, its older name) for many. A 200 means every accepted
+ * event is on Kafka; refused events are listed in the answer and written to the ingest DLQ.
+ */
+export function registerTrackingRoutes(options: TrackingRoutesOptions): void {
+  const single: TrackingType[] = ['identify', 'track', 'page', 'screen', 'group', 'alias'];
+  for (const type of single) {
+    options.router.add('POST', `/v1/${type}`, (ctx) => handle(ctx, options, type));
+  }
+  options.router.add('POST', '/v1/batch', (ctx) => handle(ctx, options, undefined));
+  options.router.add('POST', '/v1/import', (ctx) => handle(ctx, options, undefined));
+}
+
+async function handle(ctx: RouteContext, options: TrackingRoutesOptions, pathType: TrackingType | undefined) {
+  const route = ctx.url.pathname;
+  const endTimer = options.metrics.requestSeconds.startTimer({ route });
+  let status = 500;
+  try {
+    status = await accept(ctx, options, pathType);
+  } catch (err) {
+    if (err instanceof KafkaUnavailableError) {
+      status = 503;
+      options.logger.warn({ err: err.message, route }, 'tracking request not acknowledged by Kafka');
+      throw new HttpError(503, 'unavailable', 'events could not be stored; retry later');
+    }
+    status = err instanceof HttpError ? err.status : 500;
+    throw err;
+  } finally {
+    options.metrics.requests.inc({ route, status: String(status) });
+    endTimer();
+  }
+}
+
+async function accept(ctx: RouteContext, options: TrackingRoutesOptions, pathType: TrackingType | undefined): Promise<number> {
+  const { catalog, publisher, metrics, clock } = options;
+  const body = await readTrackingBody(ctx.req);
+  const source = authenticateSource(catalog, writeKeyFrom(ctx.req.headers, body));
+  const receivedAtMs = clock.now();
+
+  let items: JsonValue[];
+  let defaults: BatchDefaults = {};
+  if (pathType) {
+    items = [body];
+  } else {
+    if (!Array.isArray(body.batch)) throw new HttpError(400, 'invalid_batch', '"batch" must be an array of events');
+    if (body.batch.length > MAX_BATCH_EVENTS) {
+      throw new HttpError(400, 'batch_too_large', `a batch holds at most ${MAX_BATCH_EVENTS} events; got ${body.batch.length}`);
+    }
+    items = body.batch;
+    defaults = {
+      context: objectOrUndefined(body.context, 'context'),
+      integrations: objectOrUndefined(body.integrations, 'integrations'),
+      sentAt: body.sentAt,
+    };
+  }
+
+  const newMessageId = options.newMessageId ?? randomUUID;
+  const accepted: TrackingEvent[] = [];
+  const rejected: RejectedEvent[] = [];
+  items.forEach((raw, index) => {
+    const result = normalizeEvent(raw, { sourceId: source.id, receivedAtMs, pathType, defaults, newMessageId });
+    if (result.ok) {
+      accepted.push(result.event);
+      return;
+    }
+    const messageId = isJsonObject(raw) && typeof raw.messageId === 'string' ? raw.messageId : undefined;
+    rejected.push({ sourceId: source.id, receivedAtMs, path: ctx.url.pathname, index, messageId, rejection: result.rejection, payload: raw });
+  });
+
+  await publisher.publish(accepted, rejected);
+
+  for (const e of accepted) metrics.events.inc({ type: e.type, outcome: 'accepted' });
+  for (const r of rejected) metrics.events.inc({ type: typeOf(r.payload, pathType), outcome: 'rejected' });
+  if (rejected.length > 0) {
+    options.logger.info(
+      { sourceId: source.id, route: ctx.url.pathname, accepted: accepted.length, rejected: rejected.length, codes: [...new Set(rejected.map((r) => r.rejection.code))] },
+      'events rejected at ingest',
+    );
+  }
+
+  const response: { success: true; rejected?: RejectedSummary[] } = { success: true };
+  if (rejected.length > 0) {
+    response.rejected = rejected.map((r) => ({
+      index: r.index,
+      ...(r.messageId !== undefined && { messageId: r.messageId }),
+      code: r.rejection.code,
+      reason: r.rejection.reason,
+    }));
+  }
+  sendJson(ctx.res, 200, response);
+  return 200;
+}
+
+function objectOrUndefined(value: JsonValue | undefined, key: string): JsonObject | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (isJsonObject(value)) return value;
+  throw new HttpError(400, 'invalid_batch', `batch-level "${key}" must be an object`);
+}
+
+/** A bounded label value for metrics. */
+function typeOf(raw: JsonValue, pathType: TrackingType | undefined): string {
+  if (pathType) return pathType;
+  const type = isJsonObject(raw) ? raw.type : undefined;
+  return typeof type === 'string' && ['identify', 'track', 'page', 'screen', 'group', 'alias'].includes(type) ? type : 'unknown';
+}

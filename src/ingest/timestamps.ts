@@ -1,0 +1,46 @@
+/**
+ * Timestamps as real Segment clients send them:
+ *   2009-11-10T23:00:00+0000        analytics-go v2 (no fraction, offset without colon)
+ *   2009-11-10T23:00:00.123Z        RFC 3339 with Z
+ *   2009-11-10T23:00:00.123456-07:00  fractions of any length, offset with colon
+ * Returns epoch milliseconds (fraction truncated to milliseconds), or undefined when the text is
+ * not such a timestamp or names an impossible date.
+ */
+const ISO_8601 =
+  /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(?:([Zz])|([+-])(\d{2}):?(\d{2})?)$/;
+
+export function parseClientTimestamp(text: string): number | undefined {
+  const m = ISO_8601.exec(text);
+  if (!m) return undefined;
+  const [, y, mo, d, h, mi, s, frac, zulu, sign, oh, om] = m;
+  const year = Number(y);
+  const month = Number(mo);
+  const day = Number(d);
+  const hour = Number(h);
+  const minute = Number(mi);
+  const second = Number(s);
+  if (month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 59) return undefined;
+  const ms = frac ? Number(frac.slice(0, 3).padEnd(3, '0')) : 0;
+  let utc = Date.UTC(year, month - 1, day, hour, minute, second, ms);
+  if (new Date(utc).getUTCDate() !== day) return undefined; // 2023-02-30 and friends
+  if (!zulu) {
+    const offsetHours = Number(oh);
+    const offsetMinutes = Number(om ?? '0');
+    if (offsetHours > 23 || offsetMinutes > 59) return undefined;
+    const offsetMs = (offsetHours * 60 + offsetMinutes) * 60_000;
+    utc += sign === '+' ? -offsetMs : offsetMs;
+  }
+  return Number.isFinite(utc) ? utc : undefined;
+}
+
+/** Clock-skew correction: the client's clock is wrong by (sentAt − receivedAt). */
+export function correctedTimestampMs(options: {
+  receivedAtMs: number;
+  sentAtMs: number | undefined;
+  originalTimestampMs: number | undefined;
+}): number {
+  const { receivedAtMs, sentAtMs, originalTimestampMs } = options;
+  if (originalTimestampMs === undefined) return receivedAtMs;
+  if (sentAtMs === undefined) return originalTimestampMs;
+  return receivedAtMs - (sentAtMs - originalTimestampMs);
+}
