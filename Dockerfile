@@ -1,0 +1,55 @@
+# syntax=docker/dockerfile:1
+#
+# Hookline container image.
+#
+#   docker build -t hookline .
+#   docker run --rm -p 8080:8080 \
+#     -e KAFKA_BROKERS=kafka:9092 -e SCHEMA_REGISTRY_URL=http://schema-registry:8081 \
+#     -e HOOKLINE_ADMIN_TOKEN=... hookline
+#
+# The image never starts a local Kafka: set KAFKA_BROKERS and SCHEMA_REGISTRY_URL (together).
+# One image serves every role; HOOKLINE_ROLES picks ingest, router and/or worker (all by default).
+
+ARG NODE_IMAGE=node:20-bookworm-slim
+
+# --- build: compile TypeScript to dist/ ---------------------------------------------------------
+FROM ${NODE_IMAGE} AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+RUN npm run build
+
+# --- deps: production dependencies only ---------------------------------------------------------
+FROM ${NODE_IMAGE} AS deps
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+
+# --- runtime ------------------------------------------------------------------------------------
+FROM ${NODE_IMAGE} AS runtime
+ENV NODE_ENV=production \
+    HOOKLINE_HTTP_PORT=8080 \
+    KAFKAJS_NO_PARTITIONER_WARNING=1
+WORKDIR /app
+# Files stay owned by root and read-only to the app user: nothing under /app is written at run time,
+# so the container also runs with a read-only root filesystem.
+COPY package.json ./
+COPY --from=deps /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+# The Avro schemas are read at run time from <repo root>/schemas, next to dist/.
+COPY schemas ./schemas
+
+# The `node` user of the base image, by number so that `runAsNonRoot` can verify it.
+USER 1000:1000
+EXPOSE 8080
+
+# Liveness only (/healthz); readiness (/readyz) also checks Kafka and the schema registry and belongs
+# to the orchestrator's readiness probe, not to a restart decision.
+HEALTHCHECK --interval=15s --timeout=5s --start-period=30s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.HOOKLINE_HTTP_PORT || 8080) + '/healthz', { signal: AbortSignal.timeout(4000) }).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+
+# Node runs as PID 1 and handles SIGTERM itself: workers drain in-flight deliveries, then exit.
+STOPSIGNAL SIGTERM
+CMD ["node", "dist/src/main.js"]

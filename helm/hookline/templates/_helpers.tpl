@@ -1,0 +1,160 @@
+{{/*
+Chart name, truncated to the 63 characters a label value allows.
+*/}}
+{{- define "hookline.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/*
+Fully qualified app name: the release name, plus the chart name unless the release name holds it.
+*/}}
+{{- define "hookline.fullname" -}}
+{{- if .Values.fullnameOverride }}
+{{- .Values.fullnameOverride | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- $name := default .Chart.Name .Values.nameOverride }}
+{{- if contains $name .Release.Name }}
+{{- .Release.Name | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- printf "%s-%s" .Release.Name $name | trunc 63 | trimSuffix "-" }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{- define "hookline.chart" -}}
+{{- printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/*
+Standard labels.
+*/}}
+{{- define "hookline.labels" -}}
+helm.sh/chart: {{ include "hookline.chart" . }}
+{{ include "hookline.selectorLabels" . }}
+app.kubernetes.io/version: {{ .Values.image.tag | default .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+app.kubernetes.io/part-of: hookline
+{{- end }}
+
+{{/*
+Selector labels shared by every workload of the release.
+*/}}
+{{- define "hookline.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "hookline.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+{{- end }}
+
+{{/*
+Labels of one role's workload. Call with (dict "root" $ "component" "ingest").
+*/}}
+{{- define "hookline.componentLabels" -}}
+{{ include "hookline.labels" .root }}
+app.kubernetes.io/component: {{ .component }}
+{{- end }}
+
+{{- define "hookline.componentSelectorLabels" -}}
+{{ include "hookline.selectorLabels" .root }}
+app.kubernetes.io/component: {{ .component }}
+{{- end }}
+
+{{/*
+The component that serves the HTTP APIs: "all" when roles run combined, otherwise "ingest".
+*/}}
+{{- define "hookline.apiComponent" -}}
+{{- if .Values.roles.combined }}all{{ else }}ingest{{ end }}
+{{- end }}
+
+{{/*
+Whether any Deployment serves the HTTP APIs.
+*/}}
+{{- define "hookline.apiEnabled" -}}
+{{- if or .Values.roles.combined .Values.roles.ingest.enabled }}true{{ end }}
+{{- end }}
+
+{{- define "hookline.serviceAccountName" -}}
+{{- if .Values.serviceAccount.create }}
+{{- default (include "hookline.fullname" .) .Values.serviceAccount.name }}
+{{- else }}
+{{- default "default" .Values.serviceAccount.name }}
+{{- end }}
+{{- end }}
+
+{{- define "hookline.image" -}}
+{{- printf "%s:%s" .Values.image.repository (.Values.image.tag | default .Chart.AppVersion) }}
+{{- end }}
+
+{{/*
+The chart's own Secret (admin token, and inline credentials when no existingSecret is named).
+*/}}
+{{- define "hookline.secretName" -}}
+{{- printf "%s-secrets" (include "hookline.fullname" .) }}
+{{- end }}
+
+{{- define "hookline.configMapName" -}}
+{{- printf "%s-config" (include "hookline.fullname" .) }}
+{{- end }}
+
+{{/*
+Secret and key of the admin token.
+*/}}
+{{- define "hookline.adminTokenSecretName" -}}
+{{- .Values.adminToken.existingSecret | default (include "hookline.secretName" .) }}
+{{- end }}
+
+{{- define "hookline.adminTokenSecretKey" -}}
+{{- if .Values.adminToken.existingSecret }}{{ .Values.adminToken.existingSecretKey }}{{ else }}admin-token{{ end }}
+{{- end }}
+
+{{/*
+Whether the chart's Secret holds inline Kafka SASL or schema registry credentials.
+*/}}
+{{- define "hookline.inlineSasl" -}}
+{{- if and .Values.kafka.sasl.mechanism (not .Values.kafka.sasl.existingSecret) }}true{{ end }}
+{{- end }}
+
+{{- define "hookline.inlineRegistryAuth" -}}
+{{- if and (not .Values.schemaRegistry.existingSecret) .Values.schemaRegistry.username }}true{{ end }}
+{{- end }}
+
+{{/*
+Checks the values once; every template that renders a workload includes it.
+*/}}
+{{- define "hookline.validate" -}}
+{{- if not .Values.kafka.brokers }}
+{{- fail "kafka.brokers is required: comma-separated host:port bootstrap brokers" }}
+{{- end }}
+{{- if not .Values.schemaRegistry.url }}
+{{- fail "schemaRegistry.url is required: the base URL of a Confluent-compatible schema registry" }}
+{{- end }}
+{{- if and .Values.kafka.sasl.mechanism (not (has .Values.kafka.sasl.mechanism (list "plain" "scram-sha-256" "scram-sha-512"))) }}
+{{- fail "kafka.sasl.mechanism must be empty, plain, scram-sha-256 or scram-sha-512" }}
+{{- end }}
+{{- if and (include "hookline.inlineSasl" .) (or (not .Values.kafka.sasl.username) (not .Values.kafka.sasl.password)) }}
+{{- fail "kafka.sasl.mechanism needs kafka.sasl.existingSecret, or kafka.sasl.username and kafka.sasl.password" }}
+{{- end }}
+{{- if and (include "hookline.inlineRegistryAuth" .) (not .Values.schemaRegistry.password) }}
+{{- fail "schemaRegistry.username needs schemaRegistry.password" }}
+{{- end }}
+{{- if not (or .Values.roles.combined .Values.roles.ingest.enabled .Values.roles.router.enabled .Values.roles.worker.enabled) }}
+{{- fail "no role enabled: set roles.combined=true or enable at least one of roles.ingest, roles.router, roles.worker" }}
+{{- end }}
+{{- end }}
+
+{{/*
+The roles to deploy: a list of (dict "component" "roles" "values"), one per Deployment.
+Rendered as JSON; read it with `include "hookline.workloads" . | fromJson`.
+*/}}
+{{- define "hookline.workloads" -}}
+{{- $list := list }}
+{{- if .Values.roles.combined }}
+{{- $list = append $list (dict "component" "all" "roles" "ingest,router,worker" "values" .Values.roles.all) }}
+{{- else }}
+{{- range $role := list "ingest" "router" "worker" }}
+{{- $v := index $.Values.roles $role }}
+{{- if $v.enabled }}
+{{- $list = append $list (dict "component" $role "roles" $role "values" $v) }}
+{{- end }}
+{{- end }}
+{{- end }}
+{{- dict "items" $list | toJson }}
+{{- end }}
