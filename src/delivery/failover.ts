@@ -1,0 +1,122 @@
+import type { Destination } from '../catalog/model';
+import { systemClock, type Clock } from '../clock';
+import { silentLogger, type Logger } from '../observability/logger';
+import { classifyStatus, type Classification, type HttpResult } from './classify';
+import { requestHeaders } from './headers';
+import type { HttpAttempt, WebhookClient } from './http-client';
+import { signatureFor } from './signing';
+import type { AttemptSummary } from './task';
+
+/** One POST to one of the destination's URLs; an `AttemptSummary` as a task's history stores it. */
+export interface UrlAttempt extends AttemptSummary {
+  result: HttpResult;
+}
+
+export type DeliveryOutcome =
+  | { kind: 'delivered'; urlIndex: number; status: number; attempts: UrlAttempt[] }
+  | {
+      kind: 'failed';
+      /** False only when every URL failed in a way a later attempt cannot fix. */
+      retriable: boolean;
+      /** The longest Retry-After any URL asked for (429/503), in ms. */
+      retryAfterMs?: number;
+      attempts: UrlAttempt[];
+    };
+
+export interface DeliverOptions {
+  client: Pick<WebhookClient, 'post' | 'userAgent'>;
+  destination: Pick<Destination, 'settings'>;
+  /** The exact body: a task's `payload`, from `serialisePayload`. */
+  payload: string;
+  clock?: Clock;
+  logger?: Logger;
+  /** Bound to every log line, e.g. { taskId, messageId, sourceId, destinationId }. */
+  logFields?: Record<string, string | number>;
+}
+
+/**
+ * Delivers one payload to a destination: signed once (when it has a shared secret), then POSTed
+ * to its URLs in configured order until one answers 2xx; later URLs are not called. Never throws
+ * for a receiver's or the network's failure: that is a `failed` outcome.
+ *
+ * Logs one line per URL attempt, `delivery.attempted` (info on success, warn otherwise), with
+ * urlIndex, urlHost (host[:port] only: paths and query strings may hold tokens), status (when
+ * there was a response), result, retriable, durationMs and error (transport failures), plus
+ * `logFields`. Never the URL's path or query, headers, the body or the secret.
+ */
+export async function deliverToDestination(options: DeliverOptions): Promise<DeliveryOutcome> {
+  const { client, payload } = options;
+  const { sharedSecret, webhooks } = options.destination.settings;
+  const clock = options.clock ?? systemClock;
+  const baseLogger = options.logger ?? silentLogger();
+  const logger = options.logFields ? baseLogger.child(options.logFields) : baseLogger;
+
+  const body = Buffer.from(payload, 'utf8');
+  const signature = sharedSecret ? signatureFor(sharedSecret, body) : undefined;
+  const attempts: UrlAttempt[] = [];
+  let retriable = false;
+  let retryAfterMs: number | undefined;
+
+  for (const [urlIndex, entry] of webhooks.entries()) {
+    const headers = requestHeaders({ staticHeaders: entry.headers, signature, userAgent: client.userAgent });
+    const atMs = clock.now();
+    const http = await client.post({ url: entry.url, headers, body });
+    const { attempt, classification } = summarise(http, urlIndex, atMs);
+    attempts.push(attempt);
+    logAttempt(logger, attempt, classification, entry.url);
+
+    if (http.kind === 'response' && classification.result === 'success') {
+      return { kind: 'delivered', urlIndex, status: http.status, attempts };
+    }
+    retriable ||= classification.retriable;
+    if (http.kind === 'response' && http.retryAfterMs !== undefined) {
+      retryAfterMs = Math.max(retryAfterMs ?? 0, http.retryAfterMs);
+    }
+  }
+  return { kind: 'failed', retriable, ...(retryAfterMs !== undefined && { retryAfterMs }), attempts };
+}
+
+function summarise(http: HttpAttempt, urlIndex: number, atMs: number) {
+  if (http.kind === 'response') {
+    const classification = classifyStatus(http.status);
+    const attempt: UrlAttempt = {
+      atMs,
+      urlIndex,
+      result: classification.result,
+      status: http.status,
+      durationMs: http.durationMs,
+    };
+    return { attempt, classification };
+  }
+  const classification: Classification = { result: http.result, retriable: http.retriable };
+  const attempt: UrlAttempt = {
+    atMs,
+    urlIndex,
+    result: http.result,
+    durationMs: http.durationMs,
+    error: http.message,
+  };
+  return { attempt, classification };
+}
+
+function logAttempt(logger: Logger, attempt: UrlAttempt, classification: Classification, url: string): void {
+  const line = {
+    urlIndex: attempt.urlIndex,
+    urlHost: hostOf(url),
+    ...(attempt.status !== undefined && { status: attempt.status }),
+    result: attempt.result,
+    retriable: classification.retriable,
+    durationMs: attempt.durationMs,
+    ...(attempt.error !== undefined && { error: attempt.error }),
+  };
+  if (attempt.result === 'success') logger.info(line, 'delivery.attempted');
+  else logger.warn(line, 'delivery.attempted');
+}
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return '<invalid url>';
+  }
+}

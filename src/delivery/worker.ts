@@ -1,0 +1,78 @@
+import type { AppContext } from '../app';
+import type { BatchingProducer } from '../kafka/batching-producer';
+import { ConcurrentConsumer } from '../kafka/concurrent-consumer';
+import { UndecodableRecordError } from '../errors';
+import { DeadLetterWriter } from './dead-letter';
+import { Dispatcher } from './dispatcher';
+import { DeliveryExecutor } from './executor';
+import { createWebhookClient } from './http-client';
+import { createDeliveryMetrics } from './metrics';
+import { decodeTask } from './task';
+
+export interface DeliveryWorker {
+  dispatcher: Dispatcher;
+  executor: DeliveryExecutor;
+  stop(): Promise<void>;
+}
+
+/**
+ * The worker role: a consumer group on `hookline.deliveries` whose tasks go through per-
+ * destination lanes to the executor. Offsets are committed in order once each task was
+ * delivered or durably handed to a delay or dead-letter topic.
+ */
+export async function startDeliveryWorker(options: { context: AppContext; producer: BatchingProducer }): Promise<DeliveryWorker> {
+  const { context, producer } = options;
+  const { config, avro, topics, clock } = context;
+  const logger = context.logger.child({ component: 'worker' });
+  const client = createWebhookClient({ timeoutMs: config.delivery.timeoutMs, maxSocketsPerOrigin: config.delivery.destinationConcurrency, logger });
+  const deadLetters = new DeadLetterWriter({ producer, avro, topic: topics.dlq, clock });
+  const executor = new DeliveryExecutor({
+    catalog: context.catalog,
+    client,
+    producer,
+    avro,
+    deadLetters,
+    retryPolicy: config.retry,
+    topicPrefix: config.topics.prefix,
+    attemptsTopic: topics.attempts,
+    metrics: createDeliveryMetrics(context.metrics),
+    clock,
+    logger,
+  });
+  const dispatcher = new Dispatcher({
+    maxActivePerDestination: config.delivery.destinationConcurrency,
+    maxQueuedPerDestination: config.delivery.destinationQueue,
+    run: executor.execute,
+    defer: executor.defer,
+  });
+  const consumer = new ConcurrentConsumer({
+    kafka: context.kafka,
+    groupId: `${config.topics.prefix}.worker`,
+    topics: [topics.deliveries],
+    maxInFlight: config.delivery.workerConcurrency,
+    drainTimeoutMs: config.delivery.timeoutMs * 5 + 5_000,
+    logger,
+    metrics: context.metrics,
+    handler: async (consumed) => {
+      let task;
+      try {
+        task = await decodeTask(avro, consumed.message.value ?? Buffer.alloc(0));
+      } catch (err) {
+        if (!(err instanceof UndecodableRecordError)) throw err;
+        logger.warn({ offset: consumed.message.offset, reason: err.message }, 'undecodable delivery task dead-lettered');
+        await deadLetters.undecodable(consumed, err.message);
+        return;
+      }
+      await dispatcher.submit(task);
+    },
+  });
+  await consumer.start();
+  return {
+    dispatcher,
+    executor,
+    stop: async () => {
+      await consumer.stop();
+      client.close();
+    },
+  };
+}

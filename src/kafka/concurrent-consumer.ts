@@ -1,0 +1,214 @@
+import type { Consumer, EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs';
+import { Gauge, type Registry } from 'prom-client';
+import { errorMessage } from '../errors';
+import type { Logger } from '../observability/logger';
+import { PartitionOffsets } from './offset-tracker';
+
+export interface ConsumedMessage {
+  topic: string;
+  partition: number;
+  message: KafkaMessage;
+}
+
+/**
+ * Handles one message. Resolves when the message is done (processed, or durably handed on).
+ * It should not reject for problems of the message itself (dead-letter those); a rejection means
+ * "infrastructure trouble": the runner retries it with backoff and never commits past it.
+ */
+export type MessageHandler = (message: ConsumedMessage) => Promise<void>;
+
+export interface ConcurrentConsumerOptions {
+  kafka: Kafka;
+  groupId: string;
+  topics: string[];
+  handler: MessageHandler;
+  /** Messages being handled at once, across partitions. Fetching pauses at this bound. */
+  maxInFlight: number;
+  /** How often completed offsets are committed (plus once on stop). */
+  commitIntervalMs?: number;
+  /** How long stop() waits for in-flight messages before giving up on them (they are redelivered). */
+  drainTimeoutMs?: number;
+  fromBeginning?: boolean;
+  logger: Logger;
+  metrics: Registry;
+  /** Extra kafkajs consumer settings. */
+  sessionTimeoutMs?: number;
+  maxWaitTimeInMs?: number;
+}
+
+const RETRY_BACKOFF_MS = [100, 250, 500, 1_000, 2_500, 5_000];
+
+/**
+ * A consumer that works on many messages at once (no head-of-line blocking: a slow message does
+ * not hold back the ones after it) and commits in order: per partition, only up to the highest
+ * offset below which every message is done. A crash therefore re-delivers, never skips.
+ */
+export class ConcurrentConsumer {
+  private readonly consumer: Consumer;
+  private readonly partitions = new Map<string, PartitionOffsets>();
+  private readonly highWatermarks = new Map<string, number>();
+  private inFlight = 0;
+  private readonly capacityWaiters: (() => void)[] = [];
+  private readonly drainWaiters: (() => void)[] = [];
+  private commitTimer: NodeJS.Timeout | undefined;
+  private committing: Promise<void> = Promise.resolve();
+  private stopping = false;
+  private readonly lag: Gauge<'group' | 'topic' | 'partition'>;
+
+  constructor(private readonly options: ConcurrentConsumerOptions) {
+    this.consumer = options.kafka.consumer({
+      groupId: options.groupId,
+      sessionTimeout: options.sessionTimeoutMs ?? 30_000,
+      maxWaitTimeInMs: options.maxWaitTimeInMs ?? 100,
+      allowAutoTopicCreation: false,
+    });
+    this.lag = gauge(options.metrics);
+    this.consumer.on(this.consumer.events.GROUP_JOIN, (event) => {
+      // Keep the trackers of partitions we still own: kafkajs re-fetches them from the committed
+      // offset, and the tracker tells which of those messages are already in flight or done.
+      const assigned = new Set<string>();
+      for (const [topic, parts] of Object.entries(event.payload.memberAssignment)) {
+        for (const p of parts) assigned.add(`${topic}:${p}`);
+      }
+      for (const key of [...this.partitions.keys()]) if (!assigned.has(key)) this.partitions.delete(key);
+    });
+  }
+
+  async start(): Promise<void> {
+    const { topics, fromBeginning = false } = this.options;
+    await this.consumer.connect();
+    await this.consumer.subscribe({ topics, fromBeginning });
+    await this.consumer.run({
+      autoCommit: false,
+      eachBatchAutoResolve: false,
+      partitionsConsumedConcurrently: 8,
+      eachBatch: (payload) => this.onBatch(payload),
+    });
+    this.commitTimer = setInterval(() => void this.commit(), this.options.commitIntervalMs ?? 500);
+  }
+
+  private async onBatch({ batch, resolveOffset, heartbeat, isRunning, isStale }: EachBatchPayload): Promise<void> {
+    const key = `${batch.topic}:${batch.partition}`;
+    let tracker = this.partitions.get(key);
+    if (!tracker) this.partitions.set(key, (tracker = new PartitionOffsets()));
+    this.highWatermarks.set(key, Number(batch.highWatermark));
+
+    for (const message of batch.messages) {
+      if (!isRunning() || isStale() || this.stopping) return;
+      const offset = Number(message.offset);
+      if (tracker.has(offset)) {
+        resolveOffset(message.offset); // re-fetched after a rebalance: already in flight or done
+        continue;
+      }
+      while (this.inFlight >= this.options.maxInFlight) {
+        await Promise.race([new Promise<void>((r) => this.capacityWaiters.push(r)), delay(1_000)]);
+        await heartbeat();
+        if (!isRunning() || isStale() || this.stopping) return;
+      }
+      if (this.partitions.get(key) !== tracker) return; // partition revoked meanwhile
+      tracker.track(offset);
+      resolveOffset(message.offset);
+      this.inFlight++;
+      void this.run({ topic: batch.topic, partition: batch.partition, message }, tracker, offset);
+    }
+    await heartbeat();
+  }
+
+  private async run(message: ConsumedMessage, tracker: PartitionOffsets, offset: number): Promise<void> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await this.options.handler(message);
+        break;
+      } catch (err) {
+        if (this.stopping) {
+          // Leave it uncommitted: it is delivered again after restart.
+          this.release();
+          return;
+        }
+        const waitMs = RETRY_BACKOFF_MS[Math.min(attempt, RETRY_BACKOFF_MS.length - 1)]!;
+        this.options.logger.error(
+          { err: errorMessage(err), topic: message.topic, partition: message.partition, offset, retryInMs: waitMs },
+          'message handler failed; retrying',
+        );
+        await delay(waitMs);
+      }
+    }
+    tracker.complete(offset);
+    this.release();
+  }
+
+  private release(): void {
+    this.inFlight--;
+    this.capacityWaiters.shift()?.();
+    if (this.inFlight === 0) for (const w of this.drainWaiters.splice(0)) w();
+  }
+
+  /** Commits every partition's completed prefix. Serialised: one commit request at a time. */
+  commit(): Promise<void> {
+    this.committing = this.committing.then(async () => {
+      const offsets: { topic: string; partition: number; offset: string }[] = [];
+      for (const [key, tracker] of this.partitions) {
+        const next = tracker.pendingCommit();
+        if (next === undefined) continue;
+        const [topic, partition] = splitKey(key);
+        offsets.push({ topic, partition, offset: String(next) });
+      }
+      if (offsets.length === 0) return;
+      try {
+        await this.consumer.commitOffsets(offsets);
+        for (const o of offsets) {
+          const key = `${o.topic}:${o.partition}`;
+          this.partitions.get(key)?.markCommitted(Number(o.offset));
+          const hw = this.highWatermarks.get(key);
+          if (hw !== undefined) {
+            this.lag.set({ group: this.options.groupId, topic: o.topic, partition: String(o.partition) }, Math.max(0, hw - Number(o.offset)));
+          }
+        }
+      } catch (err) {
+        // A rebalance in progress, typically; the next commit carries the same offsets.
+        this.options.logger.warn({ err: errorMessage(err), groupId: this.options.groupId }, 'offset commit failed');
+      }
+    });
+    return this.committing;
+  }
+
+  /** Stops fetching, lets in-flight messages finish (up to drainTimeoutMs), commits, leaves the group. */
+  async stop(): Promise<void> {
+    if (this.stopping) return;
+    this.stopping = true;
+    for (const w of this.capacityWaiters.splice(0)) w();
+    this.consumer.pause(this.options.topics.map((topic) => ({ topic })));
+    if (this.inFlight > 0) {
+      await Promise.race([new Promise<void>((r) => this.drainWaiters.push(r)), delay(this.options.drainTimeoutMs ?? 15_000)]);
+    }
+    clearInterval(this.commitTimer);
+    await this.commit();
+    await this.consumer.disconnect();
+  }
+
+  /** Messages being handled now. */
+  get inFlightCount(): number {
+    return this.inFlight;
+  }
+}
+
+function gauge(registry: Registry): Gauge<'group' | 'topic' | 'partition'> {
+  const name = 'hookline_consumer_lag';
+  const existing = registry.getSingleMetric(name);
+  if (existing) return existing as Gauge<'group' | 'topic' | 'partition'>;
+  return new Gauge({
+    name,
+    help: 'Messages between the committed offset and the partition end, per consumer group.',
+    labelNames: ['group', 'topic', 'partition'],
+    registers: [registry],
+  });
+}
+
+function splitKey(key: string): [string, number] {
+  const i = key.lastIndexOf(':');
+  return [key.slice(0, i), Number(key.slice(i + 1))];
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}

@@ -1,0 +1,43 @@
+import type { AppContext } from './app';
+import { startDeliveryWorker } from './delivery/worker';
+import { EventPublisher } from './ingest/publisher';
+import { createIngestMetrics } from './ingest/metrics';
+import { registerTrackingRoutes } from './ingest/routes';
+import { BatchingProducer } from './kafka/batching-producer';
+import type { Lifecycle } from './lifecycle';
+import { startRouter } from './routing';
+
+/**
+ * Starts the roles this process runs (HOOKLINE_ROLES): `ingest` (tracking API), `router`
+ * (events → delivery tasks) and `worker` (delivery tasks → webhooks). They share one idempotent
+ * producer. Stop order (reverse of start): worker, router, producer.
+ */
+export async function startRoles(context: AppContext, lifecycle: Lifecycle) {
+  const { config, kafka } = context;
+  const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false });
+  await producer.connect();
+  lifecycle.onStop('producer', () => producer.disconnect());
+  const batching = new BatchingProducer({ producer, ackTimeoutMs: config.kafka.ackTimeoutMs, logger: context.logger });
+
+  if (config.roles.includes('ingest')) {
+    registerTrackingRoutes({
+      router: context.router,
+      catalog: context.catalog,
+      publisher: new EventPublisher({
+        producer: batching,
+        events: context.events,
+        avro: context.avro,
+        eventsTopic: context.topics.events,
+        ingestDlqTopic: context.topics.ingestDlq,
+      }),
+      metrics: createIngestMetrics(context.metrics),
+      clock: context.clock,
+      logger: context.logger.child({ component: 'ingest' }),
+    });
+  }
+  const router = config.roles.includes('router') ? await startRouter({ context, producer: batching }) : undefined;
+  if (router) lifecycle.onStop('router', () => router.stop());
+  const worker = config.roles.includes('worker') ? await startDeliveryWorker({ context, producer: batching }) : undefined;
+  if (worker) lifecycle.onStop('worker', () => worker.stop());
+  return { producer: batching, router, worker };
+}

@@ -1,0 +1,90 @@
+import type { AvroCodec } from '../avro/codec';
+import type { CatalogView } from '../catalog/model';
+import type { Clock } from '../clock';
+import { serialisePayload } from '../delivery/payload';
+import type { DeadLetterWriter } from '../delivery/dead-letter';
+import { encodeTask, taskId, taskKey, type DeliveryTask } from '../delivery/task';
+import { UndecodableRecordError } from '../errors';
+import type { EventCodec } from '../events/codec';
+import { eventKey, type HooklineEvent } from '../events/types';
+import type { BatchingProducer } from '../kafka/batching-producer';
+import type { ConsumedMessage } from '../kafka/concurrent-consumer';
+import type { Logger } from '../observability/logger';
+import type { DedupeWindow } from './dedupe';
+import { destinationsFor } from './integrations';
+import type { RouterMetrics } from './metrics';
+
+export interface EventRouterOptions {
+  catalog: CatalogView;
+  events: EventCodec;
+  avro: AvroCodec;
+  producer: BatchingProducer;
+  deadLetters: DeadLetterWriter;
+  dedupe: DedupeWindow;
+  deliveriesTopic: string;
+  metrics: RouterMetrics;
+  clock: Clock;
+  logger: Logger;
+}
+
+/**
+ * Routes one event: decides which destinations get it and writes one delivery task per
+ * destination to `hookline.deliveries`, keyed by destination and user. Resolves only when those
+ * tasks are on Kafka, so the caller may then commit the event's offset.
+ */
+export class EventRouter {
+  constructor(private readonly options: EventRouterOptions) {}
+
+  readonly handle = async (consumed: ConsumedMessage): Promise<void> => {
+    const { metrics } = this.options;
+    let event: HooklineEvent;
+    try {
+      if (!consumed.message.value) throw new UndecodableRecordError('empty record value');
+      event = await this.options.events.decode(consumed.message.value);
+    } catch (err) {
+      if (!(err instanceof UndecodableRecordError)) throw err; // registry down: retried
+      this.options.logger.warn(
+        { topic: consumed.topic, partition: consumed.partition, offset: consumed.message.offset, reason: err.message },
+        'undecodable event dead-lettered',
+      );
+      await this.options.deadLetters.undecodable(consumed, err.message);
+      metrics.events.inc({ outcome: 'undecodable' });
+      return;
+    }
+    await this.route(event);
+  };
+
+  async route(event: HooklineEvent, onlyDestinationId?: string): Promise<number> {
+    const { catalog, dedupe, metrics } = this.options;
+    const dedupeKey = `${event.sourceId}:${event.messageId}`;
+    if (onlyDestinationId === undefined && dedupe.has(dedupeKey)) {
+      metrics.events.inc({ outcome: 'duplicate' });
+      return 0;
+    }
+    let destinations = destinationsFor(event, catalog.destinationsOfSource(event.sourceId));
+    if (onlyDestinationId !== undefined) destinations = destinations.filter((d) => d.id === onlyDestinationId);
+    if (destinations.length > 0) {
+      const payload = serialisePayload(event);
+      const userKey = eventKey(event);
+      const tasks: DeliveryTask[] = destinations.map((d) => ({
+        taskId: taskId(event.sourceId, event.messageId, d.id),
+        destinationId: d.id,
+        sourceId: event.sourceId,
+        messageId: event.messageId,
+        eventType: event.type,
+        userKey,
+        payload,
+        receivedAtMs: Date.parse(event.receivedAt),
+        attempts: 0,
+        history: [],
+      }));
+      await this.options.producer.send(
+        tasks.map((task) => ({ topic: this.options.deliveriesTopic, key: taskKey(task), value: encodeTask(this.options.avro, task) })),
+      );
+      metrics.tasks.inc(tasks.length);
+    }
+    if (onlyDestinationId === undefined) dedupe.remember(dedupeKey);
+    metrics.events.inc({ outcome: destinations.length > 0 ? 'routed' : 'filtered' });
+    return destinations.length;
+  }
+}

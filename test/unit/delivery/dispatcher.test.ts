@@ -1,0 +1,77 @@
+import { Dispatcher } from '../../../src/delivery/dispatcher';
+import type { DeliveryTask } from '../../../src/delivery/task';
+
+const task = (destinationId: string, userKey: string, messageId: string): DeliveryTask => ({
+  taskId: `s:${messageId}:${destinationId}`,
+  destinationId,
+  sourceId: 's',
+  messageId,
+  eventType: 'track',
+  userKey,
+  payload: '{}',
+  receivedAtMs: 0,
+  attempts: 0,
+  history: [],
+});
+
+/** A run function whose calls the test finishes by hand. */
+function manualRuns() {
+  const running = new Map<string, () => void>();
+  const started: string[] = [];
+  const run = (t: DeliveryTask) =>
+    new Promise<void>((resolve) => {
+      started.push(t.messageId);
+      running.set(t.messageId, resolve);
+    });
+  const finish = async (messageId: string) => {
+    running.get(messageId)!();
+    running.delete(messageId);
+    await new Promise((r) => setImmediate(r));
+  };
+  return { run, started, finish };
+}
+
+describe('Dispatcher', () => {
+  it('keeps a stuck destination from holding back another', async () => {
+    const { run, started } = manualRuns();
+    const deferred: string[] = [];
+    const d = new Dispatcher({
+      maxActivePerDestination: 2,
+      maxQueuedPerDestination: 3,
+      run,
+      defer: async (t) => void deferred.push(t.messageId),
+    });
+    // "slow" never finishes: 2 in flight, 3 queued, the rest deferred.
+    for (let i = 0; i < 8; i++) void d.submit(task('slow', `u${i}`, `s${i}`));
+    void d.submit(task('fast', 'u1', 'f1'));
+    expect(started).toEqual(['s0', 's1', 'f1']);
+    expect(d.load('slow')).toEqual({ active: 2, queued: 3 });
+    expect(deferred).toEqual(['s5', 's6', 's7']);
+  });
+
+  it('keeps one user\'s tasks to one destination in order, and other users\' running meanwhile', async () => {
+    const { run, started, finish } = manualRuns();
+    const d = new Dispatcher({ maxActivePerDestination: 10, maxQueuedPerDestination: 100, run, defer: async () => {} });
+    const done = [d.submit(task('d', 'alice', 'a1')), d.submit(task('d', 'alice', 'a2')), d.submit(task('d', 'bob', 'b1'))];
+    expect(started).toEqual(['a1', 'b1']);
+    await finish('a1');
+    expect(started).toEqual(['a1', 'b1', 'a2']);
+    await finish('a2');
+    await finish('b1');
+    await Promise.all(done);
+    expect(d.load('d')).toEqual({ active: 0, queued: 0 });
+  });
+
+  it('passes a failure of the run function to the submitter', async () => {
+    const d = new Dispatcher({
+      maxActivePerDestination: 1,
+      maxQueuedPerDestination: 1,
+      run: async () => {
+        throw new Error('kafka down');
+      },
+      defer: async () => {},
+    });
+    await expect(d.submit(task('d', 'u', 'm'))).rejects.toThrow('kafka down');
+    expect(d.load('d')).toEqual({ active: 0, queued: 0 });
+  });
+});
