@@ -71,6 +71,8 @@ const schema = z.object({
   HOOKLINE_TOPIC_REPLICATION_FACTOR: envInt({ min: -1, max: 32 }).default(-1),
   /** How long a Kafka write may take before the caller gets "unavailable". */
   HOOKLINE_KAFKA_ACK_TIMEOUT: envDurationMs().default(10_000),
+  /** A consumer that stops heartbeating (crashed, SIGKILL) loses its partitions after this long. */
+  HOOKLINE_KAFKA_SESSION_TIMEOUT: envDurationMs().default(30_000),
 
   // --- Routing and delivery ---
   /** A client's retry of the same messageId is routed once within this window (per process). */
@@ -118,6 +120,7 @@ export interface Config {
     ssl: boolean;
     sasl: { mechanism: 'plain' | 'scram-sha-256' | 'scram-sha-512'; username: string; password: string } | undefined;
     ackTimeoutMs: number;
+    sessionTimeoutMs: number;
   };
   registry: { url: string | undefined; username: string | undefined; password: string | undefined };
   topics: { prefix: string; create: boolean; partitions: number; replicationFactor: number };
@@ -163,6 +166,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         ? { mechanism: c.KAFKA_SASL_MECHANISM, username: c.KAFKA_SASL_USERNAME!, password: c.KAFKA_SASL_PASSWORD! }
         : undefined,
       ackTimeoutMs: c.HOOKLINE_KAFKA_ACK_TIMEOUT,
+      sessionTimeoutMs: c.HOOKLINE_KAFKA_SESSION_TIMEOUT,
     },
     registry: { url: c.SCHEMA_REGISTRY_URL, username: c.SCHEMA_REGISTRY_USERNAME, password: c.SCHEMA_REGISTRY_PASSWORD },
     topics: {

@@ -3,6 +3,7 @@ import type { CatalogView } from '../catalog/model';
 import type { Clock } from '../clock';
 import type { BatchingProducer, OutgoingMessage } from '../kafka/batching-producer';
 import type { Logger } from '../observability/logger';
+import { dueAtHeader } from '../retry/due-header';
 import { formatDelay, nextRetry, retryTopic, type RetryPolicy } from '../retry/schedule';
 import type { DeadLetterWriter } from './dead-letter';
 import { deliverToDestination, type DeliveryOutcome, type UrlAttempt } from './failover';
@@ -87,11 +88,13 @@ export class DeliveryExecutor {
    */
   readonly defer = async (task: DeliveryTask): Promise<void> => {
     const delayMs = this.options.retryPolicy.scheduleMs[0]!;
+    const dueAtMs = this.options.clock.now() + delayMs;
     await this.options.producer.send([
       {
         topic: retryTopic(this.options.topicPrefix, delayMs),
         key: taskKey(task),
-        value: encodeTask(this.options.avro, { ...task, dueAtMs: this.options.clock.now() + delayMs }),
+        value: encodeTask(this.options.avro, { ...task, dueAtMs }),
+        headers: dueAtHeader(dueAtMs),
       },
     ]);
     this.options.metrics.deliveries.inc({ destination_id: task.destinationId, outcome: 'deferred' });
@@ -124,6 +127,7 @@ export class DeliveryExecutor {
         topic: retryTopic(this.options.topicPrefix, handoff.tierDelayMs),
         key: taskKey(task),
         value: encodeTask(avro, { ...task, dueAtMs: handoff.dueAtMs }),
+        headers: dueAtHeader(handoff.dueAtMs),
       });
     }
     await producer.send(messages);

@@ -8,6 +8,7 @@ import { DeliveryExecutor } from './executor';
 import { createWebhookClient } from './http-client';
 import { createDeliveryMetrics } from './metrics';
 import { decodeTask } from './task';
+import { startDelayConsumer } from '../retry/delay-consumer';
 
 export interface DeliveryWorker {
   dispatcher: Dispatcher;
@@ -51,6 +52,7 @@ export async function startDeliveryWorker(options: { context: AppContext; produc
     topics: [topics.deliveries],
     maxInFlight: config.delivery.workerConcurrency,
     drainTimeoutMs: config.delivery.timeoutMs * 5 + 5_000,
+    sessionTimeoutMs: config.kafka.sessionTimeoutMs,
     logger,
     metrics: context.metrics,
     handler: async (consumed) => {
@@ -67,11 +69,12 @@ export async function startDeliveryWorker(options: { context: AppContext; produc
     },
   });
   await consumer.start();
+  const delayConsumer = await startDelayConsumer({ context, dispatcher, deadLetters });
   return {
     dispatcher,
     executor,
     stop: async () => {
-      await consumer.stop();
+      await Promise.all([consumer.stop(), delayConsumer.stop()]);
       client.close();
     },
   };

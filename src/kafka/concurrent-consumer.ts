@@ -1,5 +1,6 @@
 import type { Consumer, EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs';
 import { Gauge, type Registry } from 'prom-client';
+import { systemClock, type Clock } from '../clock';
 import { errorMessage } from '../errors';
 import type { Logger } from '../observability/logger';
 import { PartitionOffsets } from './offset-tracker';
@@ -28,9 +29,21 @@ export interface ConcurrentConsumerOptions {
   commitIntervalMs?: number;
   /** How long stop() waits for in-flight messages before giving up on them (they are redelivered). */
   drainTimeoutMs?: number;
+  /**
+   * Where a partition without a committed offset starts. Default true: every record on
+   * Hookline's own topics is work to do, including those written before this group ever
+   * committed on that partition (starting at the end would silently skip them).
+   */
   fromBeginning?: boolean;
   logger: Logger;
   metrics: Registry;
+  /**
+   * When set, a message is not handled before the time this returns (epoch ms): its partition is
+   * paused until then and resumed after, without blocking the group or other partitions. Records
+   * of one partition must be due in order (true of a delay topic: same delay, appended in time order).
+   */
+  notBefore?: (message: KafkaMessage) => number | undefined;
+  clock?: Clock;
   /** Extra kafkajs consumer settings. */
   sessionTimeoutMs?: number;
   maxWaitTimeInMs?: number;
@@ -53,6 +66,8 @@ export class ConcurrentConsumer {
   private commitTimer: NodeJS.Timeout | undefined;
   private committing: Promise<void> = Promise.resolve();
   private stopping = false;
+  private readonly resumeTimers = new Set<NodeJS.Timeout>();
+  private readonly clock: Clock;
   private readonly lag: Gauge<'group' | 'topic' | 'partition'>;
 
   constructor(private readonly options: ConcurrentConsumerOptions) {
@@ -63,6 +78,7 @@ export class ConcurrentConsumer {
       allowAutoTopicCreation: false,
     });
     this.lag = gauge(options.metrics);
+    this.clock = options.clock ?? systemClock;
     this.consumer.on(this.consumer.events.GROUP_JOIN, (event) => {
       // Keep the trackers of partitions we still own: kafkajs re-fetches them from the committed
       // offset, and the tracker tells which of those messages are already in flight or done.
@@ -75,7 +91,7 @@ export class ConcurrentConsumer {
   }
 
   async start(): Promise<void> {
-    const { topics, fromBeginning = false } = this.options;
+    const { topics, fromBeginning = true } = this.options;
     await this.consumer.connect();
     await this.consumer.subscribe({ topics, fromBeginning });
     await this.consumer.run({
@@ -87,7 +103,7 @@ export class ConcurrentConsumer {
     this.commitTimer = setInterval(() => void this.commit(), this.options.commitIntervalMs ?? 500);
   }
 
-  private async onBatch({ batch, resolveOffset, heartbeat, isRunning, isStale }: EachBatchPayload): Promise<void> {
+  private async onBatch({ batch, resolveOffset, heartbeat, isRunning, isStale, pause }: EachBatchPayload): Promise<void> {
     const key = `${batch.topic}:${batch.partition}`;
     let tracker = this.partitions.get(key);
     if (!tracker) this.partitions.set(key, (tracker = new PartitionOffsets()));
@@ -99,6 +115,12 @@ export class ConcurrentConsumer {
       if (tracker.has(offset)) {
         resolveOffset(message.offset); // re-fetched after a rebalance: already in flight or done
         continue;
+      }
+      const dueAtMs = this.options.notBefore?.(message);
+      if (dueAtMs !== undefined && dueAtMs > this.clock.now()) {
+        // Not due: leave this offset unresolved (kafkajs fetches from it again after resume).
+        this.pauseUntil(dueAtMs, pause);
+        return;
       }
       while (this.inFlight >= this.options.maxInFlight) {
         await Promise.race([new Promise<void>((r) => this.capacityWaiters.push(r)), delay(1_000)]);
@@ -112,6 +134,15 @@ export class ConcurrentConsumer {
       void this.run({ topic: batch.topic, partition: batch.partition, message }, tracker, offset);
     }
     await heartbeat();
+  }
+
+  private pauseUntil(dueAtMs: number, pause: () => () => void): void {
+    const resume = pause();
+    const timer = setTimeout(() => {
+      this.resumeTimers.delete(timer);
+      if (!this.stopping) resume();
+    }, dueAtMs - this.clock.now());
+    this.resumeTimers.add(timer);
   }
 
   private async run(message: ConsumedMessage, tracker: PartitionOffsets, offset: number): Promise<void> {
@@ -177,6 +208,8 @@ export class ConcurrentConsumer {
     if (this.stopping) return;
     this.stopping = true;
     for (const w of this.capacityWaiters.splice(0)) w();
+    for (const timer of this.resumeTimers) clearTimeout(timer);
+    this.resumeTimers.clear();
     this.consumer.pause(this.options.topics.map((topic) => ({ topic })));
     if (this.inFlight > 0) {
       await Promise.race([new Promise<void>((r) => this.drainWaiters.push(r)), delay(this.options.drainTimeoutMs ?? 15_000)]);

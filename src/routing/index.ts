@@ -36,6 +36,7 @@ export async function startRouter(options: { context: AppContext; producer: Batc
     groupId: `${config.topics.prefix}.router`,
     topics: [topics.events],
     maxInFlight: 2_000,
+    sessionTimeoutMs: config.kafka.sessionTimeoutMs,
     logger,
     metrics: context.metrics,
     handler: router.handle,

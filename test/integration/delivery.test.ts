@@ -3,6 +3,7 @@ import { startTestApp, type TestApp } from '../support/app';
 import { eventually } from '../support/eventually';
 import { createDestination, createSource, sendTracking } from '../support/hookline';
 import { startReceiver, type Receiver } from '../support/receiver';
+import { readTopic } from '../support/topics';
 import { decodeTask } from '../../src/delivery/task';
 
 /**
@@ -11,12 +12,10 @@ import { decodeTask } from '../../src/delivery/task';
  */
 describe('webhook delivery', () => {
   let t: TestApp;
-  let source: { id: string; writeKey: string };
   const receivers: Receiver[] = [];
 
   beforeAll(async () => {
     t = await startTestApp();
-    source = await createSource(t);
   });
 
   afterAll(async () => {
@@ -137,7 +136,7 @@ describe('webhook delivery', () => {
     await sendTracking(t, src.writeKey, '/v1/track', { userId: 'u', event: 'E', messageId: 'm-gone' });
     const dlq = await eventually(
       async () => {
-        const records = await readAll(t, `${t.prefix}.dlq`, 1);
+        const records = (await readAll(t, `${t.prefix}.dlq`, 1)) ?? [];
         const tasks = await Promise.all(records.map((v) => decodeTask(t.app.context.avro, v).catch(() => undefined)));
         return tasks.find((task) => task?.messageId === 'm-gone');
       },
@@ -184,21 +183,8 @@ async function committed(t: TestApp, groupId: string, topic: string): Promise<nu
   return (entry?.partitions ?? []).reduce((sum, p) => sum + Math.max(0, Number(p.offset)), 0);
 }
 
-/** Every record value of a topic, read from the beginning; undefined until at least `min` exist. */
+/** Every record value of a topic; undefined until at least `min` exist. */
 async function readAll(t: TestApp, topic: string, min: number): Promise<Buffer[] | undefined> {
-  const { admin, kafka } = t.app.context;
-  const offsets = await admin.fetchTopicOffsets(topic);
-  const total = offsets.reduce((n, p) => n + Number(p.high) - Number(p.low), 0);
-  if (total < min) return undefined;
-  const consumer = kafka.consumer({ groupId: `reader-${Math.random()}`, maxWaitTimeInMs: 100 });
-  const values: Buffer[] = [];
-  await consumer.connect();
-  try {
-    await consumer.subscribe({ topic, fromBeginning: true });
-    await consumer.run({ eachMessage: async ({ message }) => void (message.value && values.push(message.value)) });
-    await eventually(() => values.length >= total || undefined, { what: `${total} records of ${topic}`, timeoutMs: 15_000 });
-  } finally {
-    await consumer.disconnect();
-  }
-  return values;
+  const values = await readTopic(t, topic);
+  return values.length >= min ? values : undefined;
 }

@@ -10,7 +10,10 @@ export interface ReceivedRequest {
   atMs: number;
 }
 
-export type Responder = (req: ReceivedRequest, index: number) => { status: number; headers?: Record<string, string> } | 'hang';
+export type Responder = (
+  req: ReceivedRequest,
+  index: number,
+) => { status: number; headers?: Record<string, string>; delayMs?: number } | 'hang';
 
 /** A real HTTP receiver on 127.0.0.1 (port 0) that records every request it gets. */
 export interface Receiver {
@@ -41,8 +44,12 @@ export async function startReceiver(responder: Responder = () => ({ status: 200 
         hanging.add(res);
         return;
       }
-      res.writeHead(answer.status, answer.headers);
-      res.end();
+      const send = () => {
+        res.writeHead(answer.status, answer.headers);
+        res.end();
+      };
+      if (answer.delayMs) setTimeout(send, answer.delayMs);
+      else send();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -1,0 +1,64 @@
+import type { ChildProcess } from 'node:child_process';
+import { startTestApp, uniquePrefix, type TestApp } from '../support/app';
+import { eventually } from '../support/eventually';
+import { createDestination, createSource, sendTracking } from '../support/hookline';
+import { exited, spawnHookline } from '../support/process';
+import { startReceiver, type Receiver } from '../support/receiver';
+
+/**
+ * Offsets are committed only after delivery or durable hand-off: a worker killed with SIGKILL
+ * in the middle of a batch loses nothing; its replacement delivers every event at least once.
+ */
+describe('a worker killed mid-batch', () => {
+  let t: TestApp;
+  let r: Receiver;
+  const children: ChildProcess[] = [];
+
+  afterAll(async () => {
+    for (const c of children) c.kill('SIGKILL');
+    await Promise.all(children.map(exited));
+    await r?.close();
+    await t?.stop();
+  });
+
+  it('has every event delivered at least once after a restart', async () => {
+    const prefix = uniquePrefix();
+    // This process takes tracking calls and routes; the workers are separate processes.
+    t = await startTestApp({ HOOKLINE_TOPIC_PREFIX: prefix, HOOKLINE_ROLES: 'ingest,router' });
+    r = await startReceiver(() => ({ status: 200, delayMs: 40 }));
+    const src = await createSource(t);
+    await createDestination(t, { sourceId: src.id, webhooks: [{ url: r.url }] });
+
+    const workerEnv = {
+      KAFKA_BROKERS: process.env.KAFKA_BROKERS!,
+      SCHEMA_REGISTRY_URL: process.env.SCHEMA_REGISTRY_URL!,
+      HOOKLINE_TOPIC_PREFIX: prefix,
+      HOOKLINE_TOPIC_PARTITIONS: '3',
+      HOOKLINE_ROLES: 'worker',
+      HOOKLINE_HTTP_PORT: '0',
+      HOOKLINE_HTTP_HOST: '127.0.0.1',
+      HOOKLINE_ADMIN_TOKEN: 'worker-token',
+      HOOKLINE_DESTINATION_CONCURRENCY: '8',
+      HOOKLINE_KAFKA_SESSION_TIMEOUT: '6s',
+    };
+    const first = spawnHookline(workerEnv);
+    children.push(first);
+
+    const total = 400;
+    const ids = Array.from({ length: total }, (_, i) => `crash-${i}`);
+    const batch = ids.map((messageId, i) => ({ type: 'track', userId: `user-${i % 37}`, event: 'Crash', messageId }));
+    expect((await sendTracking(t, src.writeKey, '/v1/batch', { batch })).status).toBe(200);
+
+    // Kill it while work is in flight: some delivered, most not.
+    await eventually(() => r.requests.length >= 40 || undefined, { what: 'the first deliveries', timeoutMs: 60_000 });
+    first.kill('SIGKILL');
+    await exited(first);
+    const deliveredBeforeKill = r.requests.length;
+    expect(deliveredBeforeKill).toBeLessThan(total);
+
+    children.push(spawnHookline(workerEnv));
+    const seen = () => new Set(r.requests.map((q) => JSON.parse(q.body.toString()).messageId as string));
+    await eventually(() => seen().size === total || undefined, { what: `all ${total} events delivered`, timeoutMs: 90_000 });
+    expect([...seen()].sort()).toEqual([...ids].sort());
+  });
+});

@@ -1,0 +1,25 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+
+const ROOT = path.resolve(__dirname, '../..');
+
+/**
+ * Runs `src/main.ts` (what `npm start` runs) as a real child process, in one process (no tsx
+ * wrapper), so that a signal sent to it reaches Hookline itself.
+ */
+export function spawnHookline(env: Record<string, string>): ChildProcess & { output: string[] } {
+  const child = spawn(process.execPath, ['--require', 'tsx/cjs', 'src/main.ts'], {
+    cwd: ROOT,
+    env: { ...process.env, HOOKLINE_LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  }) as ChildProcess & { output: string[] };
+  child.output = [];
+  child.stdout!.on('data', (d: Buffer) => child.output.push(d.toString()));
+  child.stderr!.on('data', (d: Buffer) => child.output.push(d.toString()));
+  return child;
+}
+
+export function exited(child: ChildProcess): Promise<number | null> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.exitCode);
+  return new Promise((resolve) => child.once('exit', (code) => resolve(code)));
+}
