@@ -4,7 +4,7 @@ import type { Registry } from 'prom-client';
 import { AvroCodec } from './avro/codec';
 import { defaultSchemaDir, loadSchemaFiles } from './avro/schema-files';
 import { registerAdminRoutes } from './admin/routes';
-import { startCatalog } from './catalog';
+import { startCatalog, type CatalogService } from './catalog';
 import type { CatalogView } from './catalog/model';
 import { systemClock, type Clock } from './clock';
 import type { Config } from './config/config';
@@ -44,6 +44,8 @@ export interface AppContext {
   events: EventCodec;
   /** Sources and destinations, materialised from the catalog topic. */
   catalog: CatalogView;
+  /** Writes catalog changes (admin API, and the worker when a URL answers 410 Gone). */
+  catalogService: CatalogService;
   topics: TopicNames;
   router: Router;
 }
@@ -139,6 +141,7 @@ export async function startApp(options: AppOptions): Promise<App> {
       avro,
       events: new EventCodec(avro),
       catalog: catalog.store,
+      catalogService: catalog.service,
       topics,
       router,
     };

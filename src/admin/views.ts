@@ -35,7 +35,16 @@ export const destinationViewSchema = z
       sharedSecretSet: z
         .boolean()
         .meta({ description: 'Whether a shared secret is set; the secret is never returned.' }),
-      webhooks: z.array(z.object({ url: z.string(), headers: z.record(z.string(), z.string()) })),
+      webhooks: z.array(
+        z.object({
+          url: z.string(),
+          headers: z.record(z.string(), z.string()),
+          disabled: z
+            .object({ at: z.string(), reason: z.string() })
+            .optional()
+            .meta({ description: 'Present when Hookline stopped calling this URL (it answered 410 Gone).' }),
+        }),
+      ),
     }),
     ...timestamps,
   })

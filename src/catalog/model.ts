@@ -19,6 +19,11 @@ export interface WebhookEntry {
   url: string;
   /** Static headers sent with every request to this URL. */
   headers: Record<string, string>;
+  /**
+   * Set when Hookline stopped calling this URL because it answered 410 Gone. Replacing the
+   * destination's webhook list (PATCH settings.webhooks) clears it.
+   */
+  disabled?: { at: string; reason: string };
 }
 
 export interface DestinationSettings {

@@ -37,7 +37,15 @@ export function destinationToRecord(destination: Destination): AvroRecord {
   const { sharedSecret, webhooks } = destination.settings;
   return {
     ...destination,
-    settings: { sharedSecret: sharedSecret ?? null, webhooks },
+    settings: {
+      sharedSecret: sharedSecret ?? null,
+      webhooks: webhooks.map((w) => ({
+        url: w.url,
+        headers: w.headers,
+        disabledAt: w.disabled ? Date.parse(w.disabled.at) : null,
+        disabledReason: w.disabled?.reason ?? null,
+      })),
+    },
     ...timestampsToRecord(destination),
   };
 }
@@ -47,6 +55,9 @@ export function destinationFromRecord(record: AvroRecord): Destination {
   const webhooks: WebhookEntry[] = settings.webhooks.map((w) => ({
     url: w.url as string,
     headers: { ...(w.headers as Record<string, string>) },
+    ...(typeof w.disabledAt === 'number' && {
+      disabled: { at: new Date(w.disabledAt).toISOString(), reason: (w.disabledReason as string | null) ?? 'disabled' },
+    }),
   }));
   return {
     id: record.id as string,

@@ -125,11 +125,29 @@ export class CatalogService {
       const destination: Destination = {
         ...current,
         ...definedFields(fields),
-        settings: settingsOf(settingsPatch?.webhooks ?? current.settings.webhooks, secret),
+        settings: settingsOf(settingsPatch?.webhooks ?? current.settings.webhooks, secret, settingsPatch?.webhooks === undefined),
         updatedAt: this.now(),
       };
       await this.writer.put({ kind: 'destination', value: destination });
       this.logger.info({ destinationId: id, sourceId: destination.sourceId }, 'destination updated');
+      return destination;
+    });
+  }
+
+  /**
+   * Stops deliveries to one URL of a destination (it answered 410 Gone), keeping the others.
+   * Idempotent: an already disabled or no longer configured URL is left as it is.
+   */
+  disableWebhook(id: string, url: string, reason: string): Promise<Destination | undefined> {
+    return this.serialised(async () => {
+      const current = this.store.destination(id);
+      const index = current?.settings.webhooks.findIndex((w) => w.url === url && !w.disabled) ?? -1;
+      if (!current || index === -1) return undefined;
+      const now = this.now();
+      const webhooks = current.settings.webhooks.map((w, i) => (i === index ? { ...w, disabled: { at: now, reason } } : w));
+      const destination: Destination = { ...current, settings: { ...current.settings, webhooks }, updatedAt: now };
+      await this.writer.put({ kind: 'destination', value: destination });
+      this.logger.warn({ destinationId: id, sourceId: current.sourceId, urlIndex: index, reason }, 'webhook URL disabled');
       return destination;
     });
   }
@@ -178,11 +196,17 @@ export class CatalogService {
   }
 }
 
+/** `keepDisabled`: when the list is not replaced, URLs stopped after a 410 stay stopped. */
 function settingsOf(
   webhooks: Destination['settings']['webhooks'],
   sharedSecret: string | undefined,
+  keepDisabled = false,
 ): DestinationSettings {
-  const copy = webhooks.map((w) => ({ url: w.url, headers: { ...w.headers } }));
+  const copy = webhooks.map((w) => ({
+    url: w.url,
+    headers: { ...w.headers },
+    ...(keepDisabled && w.disabled && { disabled: { ...w.disabled } }),
+  }));
   return sharedSecret === undefined ? { webhooks: copy } : { sharedSecret, webhooks: copy };
 }
 

@@ -20,6 +20,8 @@ export interface DeliveryExecutorOptions {
   avro: AvroCodec;
   deadLetters: DeadLetterWriter;
   retryPolicy: RetryPolicy;
+  /** Stops calls to a URL that answered 410 Gone (a catalog change, seen by every process). */
+  disableWebhook: (destinationId: string, url: string, reason: string) => Promise<unknown>;
   topicPrefix: string;
   attemptsTopic: string;
   metrics: DeliveryMetrics;
@@ -70,6 +72,7 @@ export class DeliveryExecutor {
     for (const a of outcome.attempts) {
       metrics.attempts.inc({ destination_id: task.destinationId, result: a.result });
       metrics.attemptSeconds.observe({ destination_id: task.destinationId }, a.durationMs / 1_000);
+      if (a.status === 410) await this.urlGone(task.destinationId, destination.settings.webhooks[a.urlIndex]!.url);
     }
 
     const attempted = recordAttempt(task, outcome, startedAtMs, clock.now() - startedAtMs);
@@ -99,6 +102,22 @@ export class DeliveryExecutor {
     ]);
     this.options.metrics.deliveries.inc({ destination_id: task.destinationId, outcome: 'deferred' });
   };
+
+  /** Once per URL and process: further 410s of tasks in flight meanwhile add nothing. */
+  private readonly gone = new Set<string>();
+
+  private async urlGone(destinationId: string, url: string): Promise<void> {
+    const key = `${destinationId} ${url}`;
+    if (this.gone.has(key)) return;
+    this.gone.add(key);
+    try {
+      await this.options.disableWebhook(destinationId, url, 'http_410');
+      this.options.metrics.urlsDisabled.inc({ destination_id: destinationId });
+    } catch (err) {
+      this.gone.delete(key); // the next 410 tries again
+      this.options.logger.error({ err: (err as Error).message, destinationId }, 'could not disable a webhook URL that answered 410');
+    }
+  }
 
   private decide(task: DeliveryTask, outcome: DeliveryOutcome): Handoff {
     if (outcome.kind === 'delivered') return { outcome: 'delivered' };
@@ -189,6 +208,6 @@ export function recordAttempt(task: DeliveryTask, outcome: DeliveryOutcome, atMs
 /** e.g. `http_410`, `tls`: what made every URL fail for good. */
 function nonRetriableReason(attempts: UrlAttempt[]): string {
   const last = attempts[attempts.length - 1];
-  if (!last) return 'no_urls';
+  if (!last) return 'all_urls_disabled';
   return last.status !== undefined ? `http_${last.status}` : last.result;
 }

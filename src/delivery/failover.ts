@@ -58,6 +58,7 @@ export async function deliverToDestination(options: DeliverOptions): Promise<Del
   let retryAfterMs: number | undefined;
 
   for (const [urlIndex, entry] of webhooks.entries()) {
+    if (entry.disabled) continue; // answered 410 Gone earlier: never called again
     const headers = requestHeaders({ staticHeaders: entry.headers, signature, userAgent: client.userAgent });
     const atMs = clock.now();
     const http = await client.post({ url: entry.url, headers, body });

@@ -38,6 +38,12 @@ export function createDeliveryMetrics(registry: Registry) {
       labelNames: ['reason'],
       registers: [registry],
     }),
+    urlsDisabled: new Counter<'destination_id'>({
+      name: 'hookline_webhook_urls_disabled_total',
+      help: 'Webhook URLs Hookline stopped calling because they answered 410 Gone.',
+      labelNames: ['destination_id'],
+      registers: [registry],
+    }),
     retriesScheduled: new Counter<'tier'>({
       name: 'hookline_retries_scheduled_total',
       help: 'Failed tasks handed to a delay topic, by tier (its delay).',

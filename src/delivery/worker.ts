@@ -34,6 +34,7 @@ export async function startDeliveryWorker(options: { context: AppContext; produc
     avro,
     deadLetters,
     retryPolicy: config.retry,
+    disableWebhook: (destinationId, url, reason) => context.catalogService.disableWebhook(destinationId, url, reason),
     topicPrefix: config.topics.prefix,
     attemptsTopic: topics.attempts,
     metrics: createDeliveryMetrics(context.metrics),

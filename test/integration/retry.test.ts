@@ -87,6 +87,29 @@ describe('retries through delay topics', () => {
     expect(r.requests[1]!.atMs - firstAttemptAtMs).toBeGreaterThanOrEqual(4_000);
   });
 
+  it('stops calling a URL that answered 410 Gone, records it in the catalog, and keeps the others', async () => {
+    const t = await app({ HOOKLINE_RETRY_SCHEDULE: '300ms', HOOKLINE_RETRY_CUTOFF: '30s' });
+    const src = await createSource(t);
+    const gone = await receiver(() => ({ status: 410 }));
+    const flaky = await receiver((_req, index) => ({ status: index === 0 ? 503 : 200 }));
+    const destinationId = await createDestination(t, { sourceId: src.id, webhooks: [{ url: gone.url }, { url: flaky.url }] });
+
+    await sendTracking(t, src.writeKey, '/v1/track', { userId: 'u', event: 'First', messageId: 'm-first' });
+    await eventually(() => flaky.requests.length === 2 || undefined, { what: 'the retry reaching the second URL' });
+    expect(gone.requests).toHaveLength(1);
+
+    const view = await t.admin<{ settings: { webhooks: { url: string; disabled?: { reason: string } }[] } }>(
+      'GET',
+      `/api/v1/destinations/${destinationId}`,
+    );
+    expect(view.body.settings.webhooks[0]!.disabled?.reason).toBe('http_410');
+    expect(view.body.settings.webhooks[1]!.disabled).toBeUndefined();
+
+    await sendTracking(t, src.writeKey, '/v1/track', { userId: 'u', event: 'Second', messageId: 'm-second' });
+    await eventually(() => flaky.requests.length === 3 || undefined, { what: 'the next event' });
+    expect(gone.requests).toHaveLength(1);
+  });
+
   it("does not let a failing destination's retries delay another destination's first attempts", async () => {
     const t = await app({ HOOKLINE_RETRY_SCHEDULE: '200ms,400ms', HOOKLINE_RETRY_CUTOFF: '5s' });
     const src = await createSource(t);

@@ -35,6 +35,16 @@ describe('catalog entity ↔ Avro record mapping', () => {
     expect(roundTrip(entity)).toStrictEqual({ kind: entity.kind, value });
   });
 
+  it('keeps a URL disabled after a 410, and omits the mark on others', () => {
+    const destination = sampleDestination();
+    destination.settings.webhooks = [
+      { url: 'https://gone.example/hook', headers: {}, disabled: { at: '2024-05-01T10:00:00.000Z', reason: 'http_410' } },
+      { url: 'https://ok.example/hook', headers: { 'X-Key': 'v' } },
+    ];
+    const back = roundTrip({ kind: 'destination', value: destination });
+    expect(back).toStrictEqual({ kind: 'destination', value: destination });
+  });
+
   it('omits an absent shared secret instead of setting it to null', () => {
     const destination = sampleDestination();
     delete destination.settings.sharedSecret;
@@ -65,6 +75,8 @@ describe('catalog entity ↔ Avro record mapping', () => {
     expect(entry.fields.map((f) => [f.name, f.type.typeName])).toEqual([
       ['url', 'string'],
       ['headers', 'map'],
+      ['disabledAt', 'union:unwrapped'],
+      ['disabledReason', 'union:unwrapped'],
     ]);
   });
 
