@@ -1,4 +1,6 @@
+import { adminAuthenticator } from './admin/auth';
 import type { AppContext } from './app';
+import { registerDeletionRoutes } from './deletions/routes';
 import { startDeliveryWorker } from './delivery/worker';
 import { EventPublisher } from './ingest/publisher';
 import { createIngestMetrics } from './ingest/metrics';
@@ -19,17 +21,27 @@ export async function startRoles(context: AppContext, lifecycle: Lifecycle) {
   lifecycle.onStop('producer', () => producer.disconnect());
   const batching = new BatchingProducer({ producer, ackTimeoutMs: config.kafka.ackTimeoutMs, logger: context.logger });
 
+  const publisher = new EventPublisher({
+    producer: batching,
+    events: context.events,
+    avro: context.avro,
+    eventsTopic: context.topics.events,
+    ingestDlqTopic: context.topics.ingestDlq,
+  });
+  // Part of the admin API, which every process serves.
+  registerDeletionRoutes({
+    router: context.router,
+    authenticate: adminAuthenticator(config.adminToken),
+    catalog: context.catalog,
+    publisher,
+    clock: context.clock,
+    logger: context.logger.child({ component: 'deletions' }),
+  });
   if (config.roles.includes('ingest')) {
     registerTrackingRoutes({
       router: context.router,
       catalog: context.catalog,
-      publisher: new EventPublisher({
-        producer: batching,
-        events: context.events,
-        avro: context.avro,
-        eventsTopic: context.topics.events,
-        ingestDlqTopic: context.topics.ingestDlq,
-      }),
+      publisher,
       metrics: createIngestMetrics(context.metrics),
       clock: context.clock,
       logger: context.logger.child({ component: 'ingest' }),

@@ -48,6 +48,8 @@ export interface CatalogView {
   /** The source whose write key this is (compared by hash), enabled or not. */
   sourceByWriteKey(writeKey: string): Source | undefined;
   source(id: string): Source | undefined;
+  /** Every source. */
+  sources(): Source[];
   destination(id: string): Destination | undefined;
   /** Every destination of the source, enabled or not, in creation order. */
   destinationsOfSource(sourceId: string): Destination[];

@@ -1,7 +1,7 @@
 import type { AvroCodec } from '../avro/codec';
 import type { EventCodec } from '../events/codec';
 import { stringifyJson, type JsonValue } from '../events/json';
-import { eventKey, type TrackingEvent } from '../events/types';
+import { eventKey, type HooklineEvent } from '../events/types';
 import type { BatchingProducer, OutgoingMessage } from '../kafka/batching-producer';
 import type { Rejection } from './rejection';
 
@@ -33,7 +33,7 @@ export class EventPublisher {
   constructor(private readonly options: EventPublisherOptions) {}
 
   /** Encodes first, so an unencodable event fails the call before anything is written. */
-  async publish(accepted: TrackingEvent[], rejected: RejectedEvent[]): Promise<void> {
+  async publish(accepted: HooklineEvent[], rejected: RejectedEvent[]): Promise<void> {
     const { events, avro, eventsTopic, ingestDlqTopic } = this.options;
     const messages: OutgoingMessage[] = accepted.map((event) => ({
       topic: eventsTopic,

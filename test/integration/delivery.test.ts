@@ -81,6 +81,25 @@ describe('webhook delivery', () => {
     expect(r.requests).toHaveLength(6);
   });
 
+  it('sends one delete notification per affected source for a deletion request', async () => {
+    const [a, b] = [await freshSource(), await freshSource()];
+    const [ra, rb] = [await receiver(), await receiver()];
+    await createDestination(t, { sourceId: a.id, webhooks: [{ url: ra.url }] });
+    await createDestination(t, { sourceId: b.id, webhooks: [{ url: rb.url }] });
+    const res = await t.admin<{ notifications: { sourceId: string }[] }>('POST', '/api/v1/deletion-requests', {
+      userId: 'user-to-forget',
+      sourceIds: [a.id],
+    });
+    expect(res.status).toBe(202);
+    expect(res.body.notifications).toEqual([expect.objectContaining({ sourceId: a.id })]);
+    await eventually(() => ra.requests.length === 1 || undefined, { what: 'the delete notification' });
+    const body = ra.requests[0]!.body.toString('utf8');
+    expect(body).toMatch(/^\{"type":"delete","userId":"user-to-forget","timestamp":"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z"\}$/);
+    expect(rb.requests).toHaveLength(0);
+    expect((await t.admin('POST', '/api/v1/deletion-requests', { userId: 'x', sourceIds: ['src_nope'] })).status).toBe(422);
+    expect((await t.admin('POST', '/api/v1/deletion-requests', { sourceIds: [a.id] })).status).toBe(400);
+  });
+
   it('sends no signature when the destination has no secret', async () => {
     const src = await freshSource();
     const r = await receiver();

@@ -1,0 +1,84 @@
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import type { AdminAuthenticator } from '../admin/auth';
+import type { CatalogView } from '../catalog/model';
+import type { Clock } from '../clock';
+import { KafkaUnavailableError } from '../errors';
+import { parseJson } from '../events/json';
+import type { DeleteEvent } from '../events/types';
+import { HttpError, readBody, sendJson } from '../http/respond';
+import type { Router } from '../http/router';
+import type { EventPublisher } from '../ingest/publisher';
+import type { Logger } from '../observability/logger';
+
+export const DELETION_REQUESTS_PATH = '/api/v1/deletion-requests';
+
+export const deletionRequestSchema = z.strictObject({
+  userId: z.string().min(1).max(1_024).meta({ description: 'The user whose data is to be deleted.' }),
+  sourceIds: z
+    .array(z.string().min(1))
+    .min(1)
+    .max(1_000)
+    .optional()
+    .meta({ description: 'Affected sources; every source when omitted.' }),
+});
+
+export interface DeletionRoutesOptions {
+  router: Router;
+  authenticate: AdminAuthenticator;
+  catalog: CatalogView;
+  publisher: EventPublisher;
+  clock: Clock;
+  logger: Logger;
+}
+
+/**
+ * `POST /api/v1/deletion-requests`: records a deletion request for one user and emits one
+ * `delete` notification per affected source onto `hookline.events`, where routing sends it to
+ * that source's enabled Webhooks destinations like any event. 202 once they are on Kafka.
+ */
+export function registerDeletionRoutes(options: DeletionRoutesOptions): void {
+  const { router, authenticate, catalog, publisher, clock, logger } = options;
+  router.add('POST', DELETION_REQUESTS_PATH, async ({ req, res }) => {
+    authenticate(req);
+    let body: unknown;
+    try {
+      body = parseJson((await readBody(req, 64 * 1024)).toString('utf8'));
+    } catch (err) {
+      if (err instanceof HttpError) throw err;
+      throw new HttpError(400, 'invalid_json', 'body is not valid JSON');
+    }
+    const parsed = deletionRequestSchema.safeParse(body);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]!;
+      throw new HttpError(400, 'validation_failed', `${issue.path.join('.') || 'body'}: ${issue.message}`);
+    }
+    const { userId } = parsed.data;
+    const sourceIds = parsed.data.sourceIds ?? catalog.sources().map((s) => s.id);
+    const unknown = sourceIds.filter((id) => !catalog.source(id));
+    if (unknown.length > 0) throw new HttpError(422, 'unknown_source', `unknown source id(s): ${unknown.join(', ')}`);
+
+    const now = new Date(clock.now()).toISOString();
+    const requestId = `del_${randomUUID()}`;
+    const notifications: DeleteEvent[] = sourceIds.map((sourceId) => ({
+      type: 'delete',
+      messageId: `${requestId}:${sourceId}`,
+      userId,
+      timestamp: now,
+      receivedAt: now,
+      sourceId,
+    }));
+    try {
+      await publisher.publish(notifications, []);
+    } catch (err) {
+      if (err instanceof KafkaUnavailableError) throw new HttpError(503, 'kafka_unavailable', 'retry later');
+      throw err;
+    }
+    logger.info({ requestId, sources: sourceIds.length }, 'deletion request recorded');
+    sendJson(res, 202, {
+      id: requestId,
+      userId,
+      notifications: notifications.map((n) => ({ sourceId: n.sourceId, messageId: n.messageId })),
+    });
+  });
+}
