@@ -6,6 +6,7 @@ import { EventPublisher } from './ingest/publisher';
 import { createIngestMetrics } from './ingest/metrics';
 import { registerTrackingRoutes } from './ingest/routes';
 import { BatchingProducer } from './kafka/batching-producer';
+import { producerSettings } from './kafka/client';
 import type { Lifecycle } from './lifecycle';
 import { startRouter } from './routing';
 
@@ -16,7 +17,7 @@ import { startRouter } from './routing';
  */
 export async function startRoles(context: AppContext, lifecycle: Lifecycle) {
   const { config, kafka } = context;
-  const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false });
+  const producer = kafka.producer(producerSettings());
   await producer.connect();
   lifecycle.onStop('producer', () => producer.disconnect());
   const batching = new BatchingProducer({ producer, ackTimeoutMs: config.kafka.ackTimeoutMs, logger: context.logger });

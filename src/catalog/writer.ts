@@ -3,6 +3,7 @@ import { KafkaUnavailableError, errorMessage } from '../errors';
 import type { Logger } from '../observability/logger';
 import { withDeadline } from './deadline';
 import { CatalogLagError } from './errors';
+import { producerSettings } from '../kafka/client';
 import type { CatalogEntity, CatalogRecordCodec } from './records';
 
 /** The part of the store a writer needs: wait until an offset has been applied locally. */
@@ -34,7 +35,7 @@ export class CatalogWriter {
   ) {}
 
   static async start(options: CatalogWriterOptions): Promise<CatalogWriter> {
-    const producer = options.kafka.producer({ allowAutoTopicCreation: false, maxInFlightRequests: 1 });
+    const producer = options.kafka.producer(producerSettings());
     await producer.connect();
     return new CatalogWriter(options, producer);
   }

@@ -1,4 +1,4 @@
-import { Kafka, logLevel, type LogEntry, type SASLOptions } from 'kafkajs';
+import { Kafka, Partitioners, logLevel, type LogEntry, type ProducerConfig, type SASLOptions } from 'kafkajs';
 import type { Config } from '../config/config';
 import type { Logger } from '../observability/logger';
 
@@ -36,4 +36,20 @@ export function createKafka(options: KafkaClientOptions): Kafka {
       },
     retry: { initialRetryTime: 100, retries: 8 },
   });
+}
+
+/**
+ * Settings of every producer Hookline creates: idempotent (no duplicates or reordering from
+ * retries), acks=all on each send, the murmur2 partitioner (the Java client's, so keys land
+ * on the same partitions whatever client wrote them), and unlimited retries as idempotence
+ * requires; callers bound their own wait (HOOKLINE_KAFKA_ACK_TIMEOUT).
+ */
+export function producerSettings(): ProducerConfig {
+  return {
+    idempotent: true,
+    maxInFlightRequests: 1,
+    allowAutoTopicCreation: false,
+    createPartitioner: Partitioners.DefaultPartitioner,
+    retry: { retries: Number.MAX_SAFE_INTEGER, initialRetryTime: 100, maxRetryTime: 5_000 },
+  };
 }
