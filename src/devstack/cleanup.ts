@@ -1,6 +1,6 @@
 /**
  * In-process safety net for child processes: when the process exits (normally or via
- * process.exit) every tracked child group gets SIGTERM synchronously; when SIGINT/SIGTERM/SIGHUP
+ * process.exit) every tracked child is signalled synchronously (killNow); when SIGINT/SIGTERM/SIGHUP
  * arrives and nobody else listens for it, tracked children are stopped gracefully and the signal
  * is re-raised so the process still dies of it. When someone else listens (an app's own graceful
  * shutdown), they own shutdown: the exit hook and the supervisors' parent watch are the backstop.
@@ -9,7 +9,7 @@
 export interface Stoppable {
   /** Graceful stop (SIGTERM, wait, SIGKILL). */
   stop(): Promise<void>;
-  /** Synchronous best effort, for the `exit` event: SIGTERM and return. */
+  /** Synchronous best effort, for the `exit` event: signal and return. */
   killNow(): void;
 }
 

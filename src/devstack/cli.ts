@@ -7,11 +7,13 @@
  *   run     start a stack in the foreground; Ctrl-C stops it
  *
  * Addresses go to stdout as `KAFKA_BROKERS=...` / `SCHEMA_REGISTRY_URL=...` lines (usable with
- * `export $(npm run -s stack -- up)`); logs and messages go to stderr. Env: HOOKLINE_CACHE_DIR, LOG_LEVEL.
+ * `export $(npm run -s stack -- up)`); logs and messages go to stderr.
+ * Env: HOOKLINE_CACHE_DIR, LOG_LEVEL, HOOKLINE_STACK_OWNER_PID (`up`: the detached stack stops
+ * when that process dies, e.g. a CI job's shell or a test runner).
  */
 import pino from 'pino';
 import { type Logger, createLogger } from '../observability/logger';
-import { errorMessage } from '../errors';
+import { ConfigError, errorMessage } from '../errors';
 import { StackError } from './errors';
 import { ensureLockDir, withFileLock } from './lock';
 import { resolveCacheDir } from './paths';
@@ -28,6 +30,8 @@ import {
 
 /** `up` may download first on a fresh machine: a second `up` waits that long for the first. */
 const STATE_LOCK_TIMEOUT_MS = 20 * 60_000;
+/** How often `run` checks that its launcher is still alive. */
+const PARENT_POLL_INTERVAL_MS = 1_000;
 
 interface CliContext {
   cacheDir: string;
@@ -64,11 +68,13 @@ async function up(context: CliContext): Promise<number> {
         printEndpoints({ state: existing, note: 'already running' });
         return 0;
       }
+      const ownerPid = ownerPidFromEnv();
       const stack = await launchLocalStack({ logger, cacheDir });
       const state: StackState = {
         version: 1,
         startedAt: new Date().toISOString(),
         runDir: stack.runDir,
+        ownerPid: ownerPid ?? null,
         kafkaBrokers: stack.kafkaBrokers,
         schemaRegistryUrl: stack.schemaRegistryUrl,
         ports: {
@@ -85,7 +91,7 @@ async function up(context: CliContext): Promise<number> {
       try {
         await writeState({ cacheDir, state });
         // Only now stop watching this process: if it dies before, the supervisors stop the stack.
-        await stack.release();
+        await stack.release({ ownerPid });
       } catch (err) {
         await stack.stop();
         await removeState({ cacheDir });
@@ -95,6 +101,15 @@ async function up(context: CliContext): Promise<number> {
       return 0;
     },
   });
+}
+
+function ownerPidFromEnv(): number | undefined {
+  const raw = process.env.HOOKLINE_STACK_OWNER_PID?.trim();
+  if (!raw) return undefined;
+  const pid = Number(raw);
+  if (!Number.isInteger(pid) || pid <= 0)
+    throw new ConfigError('HOOKLINE_STACK_OWNER_PID', `not a pid: ${raw}`);
+  return pid;
 }
 
 async function down(context: CliContext): Promise<number> {
@@ -140,7 +155,9 @@ async function status(context: CliContext): Promise<number> {
 
 /** Foreground stack: stopped (and its data deleted) on Ctrl-C or SIGTERM, or when this process dies. */
 async function run(context: CliContext): Promise<number> {
+  const watch = watchLauncher();
   const stack = await launchLocalStack({ logger: context.logger, cacheDir: context.cacheDir });
+  watch.onOrphaned(() => stack.stop());
   process.stdout.write(
     `KAFKA_BROKERS=${stack.kafkaBrokers.join(',')}\nSCHEMA_REGISTRY_URL=${stack.schemaRegistryUrl}\n` +
       `HOOKLINE_STACK_RUN_DIR=${stack.runDir}\n`,
@@ -156,6 +173,23 @@ async function run(context: CliContext): Promise<number> {
   context.logger.error({ exit: exited }, 'a stack process exited on its own; stopping the stack');
   await stack.stop();
   return 1;
+}
+
+/**
+ * A foreground stack belongs to whoever launched `run` (a terminal, a test): when that launcher
+ * dies, this process is re-parented; then stop the stack (once one exists) and exit instead of
+ * lingering. Nothing is logged then: stderr usually went with the launcher.
+ */
+function watchLauncher(): { onOrphaned(stop: () => Promise<void>): void } {
+  const launcherPid = process.ppid;
+  let stop: () => Promise<void> = async () => undefined; // During startup the exit hook stops the processes.
+  const timer = setInterval(() => {
+    if (process.ppid === launcherPid) return;
+    clearInterval(timer);
+    void stop().finally(() => process.exit(1));
+  }, PARENT_POLL_INTERVAL_MS);
+  timer.unref();
+  return { onOrphaned: (fn) => (stop = fn) };
 }
 
 /** Returns the state if its processes are alive; otherwise stops leftovers and removes it. Call under the lock. */
@@ -183,7 +217,8 @@ main(process.argv.slice(2)).then(
     process.exitCode = code;
   },
   (err: unknown) => {
-    process.stderr.write(`stack: ${err instanceof StackError ? err.message : errorMessage(err)}\n`);
+    const known = err instanceof StackError || err instanceof ConfigError;
+    process.stderr.write(`stack: ${known || !(err instanceof Error) ? errorMessage(err) : err.stack}\n`);
     process.exitCode = 1;
   },
 );

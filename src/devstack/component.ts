@@ -20,9 +20,9 @@ export interface ComponentOptions {
 }
 
 /**
- * JVM flags shared by Kafka and the registry. Measured here (2 cores, both starting at once):
- * C1 only + serial GC brings both to ready in 7-11 s instead of 13-18 s with the defaults; the
- * price is lower peak throughput. Env `HOOKLINE_STACK_JVM_OPTS` is appended, so later flags win
+ * JVM flags shared by Kafka and the registry. Measured on a busy 2-core machine, both starting
+ * at once: C1 only + serial GC brings both to ready in 7-11 s instead of 13-18 s with the JVM's
+ * defaults (about 5 s when the machine is otherwise idle); the price is lower peak throughput. Env `HOOKLINE_STACK_JVM_OPTS` is appended, so later flags win
  * (e.g. `-XX:TieredStopAtLevel=4 -XX:+UseG1GC` for benchmarks).
  */
 export function baseJvmArgs(options: { runDir: string; env?: NodeJS.ProcessEnv }): string[] {

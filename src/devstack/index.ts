@@ -1,6 +1,7 @@
 /**
- * A real Kafka and schema registry for development and tests, without Docker: see
- * /work/shared/LOCAL-STACK.md and `npm run stack -- up|down|status|run`.
+ * A real Kafka 3.9.1 (KRaft) and a Confluent-compatible schema registry (Apicurio 3.0.9) for
+ * development and tests, without Docker: child processes from Maven Central, cached, supervised
+ * so none outlives its owner. CLI: `npm run stack -- up|down|status|run` (cli.ts).
  */
 export { resolveCluster, type ResolveClusterOptions } from './resolve';
 export { startLocalStack, type StartLocalStackOptions } from './stack';

@@ -90,8 +90,9 @@ async function startOnce(options: ComponentOptions & { libDir: string }): Promis
       probe: () => isKafkaReady({ brokers, logger }),
     });
   } catch (err) {
+    const error = await withServerLogTail({ err, serverLog: path.join(dir, 'server.log') });
     await broker.stop();
-    throw await withServerLogTail({ err, serverLog: path.join(dir, 'server.log') });
+    throw error;
   }
   return { brokers, port, controllerPort, process: broker };
 }

@@ -58,8 +58,12 @@ export async function terminateGroup(options: TerminateGroupOptions): Promise<{ 
   return { killed: true };
 }
 
+/** The group when there is one (one signal each: the supervisor handles a first SIGTERM gracefully), else each pid. */
 function signalAll(options: { pgid: number; pids: number[]; signal: NodeJS.Signals }): void {
-  signalGroup({ pgid: options.pgid, signal: options.signal });
+  if (options.pgid > 0) {
+    signalGroup({ pgid: options.pgid, signal: options.signal });
+    return;
+  }
   for (const pid of options.pids) {
     try {
       process.kill(pid, options.signal);

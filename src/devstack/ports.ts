@@ -32,17 +32,3 @@ export async function findFreePorts(options: { count: number; host?: string }): 
 export function isBindFailure(logTail: string): boolean {
   return /Address already in use|BindException|seems to be in use/i.test(logTail);
 }
-
-/** True when something accepts TCP connections on host:port within `timeoutMs`. */
-export function isPortOpen(options: { port: number; host?: string; timeoutMs: number }): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = net.connect({ port: options.port, host: options.host ?? LOCAL_HOST });
-    const done = (open: boolean): void => {
-      socket.destroy();
-      resolve(open);
-    };
-    socket.setTimeout(options.timeoutMs, () => done(false));
-    socket.once('connect', () => done(true));
-    socket.once('error', () => done(false));
-  });
-}

@@ -9,7 +9,10 @@ import { SUPERVISOR_NAME, SUPERVISOR_SCRIPT } from './supervisor';
 export interface Supervision {
   /** Pid whose death stops the process; null watches nothing (a detached stack). */
   watchParentPid: number | null;
-  /** When this file exists, the supervisor stops watching (the stack was handed over to a state file). */
+  /**
+   * When this file exists, the supervisor watches the pid on its first line instead (0: none):
+   * the stack was handed over to a state file (`npm run stack -- up`).
+   */
   releaseFile: string;
 }
 
@@ -51,6 +54,8 @@ export class SupervisedProcess {
     private readonly child: ChildProcess,
     readonly logFile: string,
     private readonly pidFile: string,
+    /** The folder the supervisor deletes if the owner dies. */
+    readonly cleanupDir: string,
     exited: Promise<ProcessExit>,
   ) {
     this.pid = child.pid ?? -1;
@@ -95,7 +100,7 @@ export class SupervisedProcess {
         { name: spec.name, pid: child.pid, command: spec.command, args: spec.args },
         'process started',
       );
-      return new SupervisedProcess(spec.name, child, spec.logFile, pidFile, exited);
+      return new SupervisedProcess(spec.name, child, spec.logFile, pidFile, spec.cleanupDir, exited);
     } finally {
       closeSync(logFd);
     }
@@ -141,10 +146,11 @@ export class SupervisedProcess {
     this.child.unref();
   }
 
+  /** From the owner's exit hook: SIGHUP tells the supervisor to delete the data once the owner is gone. */
   private killNow(): void {
     if (this.pid <= 0) return;
     try {
-      process.kill(-this.pid, 'SIGTERM');
+      process.kill(-this.pid, 'SIGHUP');
     } catch {
       // Gone.
     }

@@ -1,4 +1,4 @@
-import { promises as fs } from 'node:fs';
+import { promises as fs, rmSync, rmdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Logger } from '../observability/logger';
@@ -32,8 +32,11 @@ export interface LocalStack extends RunningStack {
   runDir: string;
   kafka: KafkaNode;
   registry: RegistryNode;
-  /** Detaches the stack: it keeps running after this process exits (see `npm run stack -- up`). */
-  release(): Promise<void>;
+  /**
+   * Detaches the stack: it keeps running after this process exits (see `npm run stack -- up`),
+   * until `ownerPid` (if given) dies.
+   */
+  release(options?: { ownerPid?: number }): Promise<void>;
   /** True once stop() was called (or a signal started stopping it). */
   isStopping(): boolean;
 }
@@ -60,6 +63,8 @@ export async function launchLocalStack(options: StartLocalStackOptions): Promise
   const supervision = { watchParentPid: options.watchParentPid ?? process.pid, releaseFile };
   const processes: SupervisedProcess[] = [];
   const spawn: Spawner = (spec) => {
+    if (stopping)
+      throw new StackError(`the stack is stopping; not starting ${spec.name}`, { stage: 'start' });
     const proc = SupervisedProcess.spawn({ spec, supervision, logger });
     processes.push(proc);
     return proc;
@@ -76,8 +81,25 @@ export async function launchLocalStack(options: StartLocalStackOptions): Promise
     })();
     return stopping;
   };
-  // Stops the whole stack (and deletes the run dir) on SIGINT/SIGTERM, even during startup.
-  const untrack = track({ stop, killNow: () => undefined });
+  const componentDirs = [path.join(runDir, 'kafka'), path.join(runDir, 'registry')];
+  // Stops the whole stack (and deletes the run dir) on SIGINT/SIGTERM, even during startup. When
+  // this process exits without stop(), supervisors delete their folders (see supervisor.ts); this
+  // deletes those no running supervisor will (a component between two of its processes).
+  const untrack = track({
+    stop,
+    killNow: () => {
+      for (const dir of componentDirs) {
+        if (!processes.some((proc) => proc.cleanupDir === dir && proc.isRunning())) {
+          rmSync(dir, { recursive: true, force: true });
+        }
+      }
+      try {
+        rmdirSync(runDir);
+      } catch {
+        // Not empty yet: the last supervisor removes it.
+      }
+    },
+  });
 
   const common = {
     java: javaCommand(),
@@ -88,8 +110,8 @@ export async function launchLocalStack(options: StartLocalStackOptions): Promise
   };
   logger.debug({ runDir }, 'starting local stack');
   const [kafkaResult, registryResult] = await Promise.allSettled([
-    startKafka({ ...common, dir: path.join(runDir, 'kafka'), libDir: dists.kafkaLibDir }),
-    startRegistry({ ...common, dir: path.join(runDir, 'registry'), registryJar: dists.registryJar }),
+    startKafka({ ...common, dir: componentDirs[0], libDir: dists.kafkaLibDir }),
+    startRegistry({ ...common, dir: componentDirs[1], registryJar: dists.registryJar }),
   ]);
   if (kafkaResult.status === 'rejected' || registryResult.status === 'rejected') {
     await stop();
@@ -134,8 +156,8 @@ export async function launchLocalStack(options: StartLocalStackOptions): Promise
     registry,
     stop,
     isStopping: () => stopping !== undefined,
-    release: async () => {
-      await fs.writeFile(releaseFile, `${new Date().toISOString()}\n`);
+    release: async (releaseOptions = {}) => {
+      await fs.writeFile(releaseFile, `${releaseOptions.ownerPid ?? 0}\n`);
       for (const proc of processes) proc.release();
       untrack();
     },

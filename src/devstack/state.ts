@@ -10,6 +10,8 @@ export interface StackState {
   version: 1;
   startedAt: string;
   runDir: string;
+  /** The stack stops when this process dies (env HOOKLINE_STACK_OWNER_PID at `up`); null: never. */
+  ownerPid: number | null;
   kafkaBrokers: string[];
   schemaRegistryUrl: string;
   ports: { kafka: number; kafkaController: number; registry: number };

@@ -161,13 +161,14 @@ describe('devstack', () => {
     expect(existsSync(runDir)).toBe(false);
   });
 
-  test('up starts one detached stack, status reports it, down stops it; an owner-less stack survives its CLI', async () => {
+  test('up starts a detached stack that outlives the CLI, status reports it, down stops it', async () => {
     // A cache dir of its own (sharing the downloads) so a developer's own `up` stack is not touched.
     const cacheDir = await fs.mkdtemp(path.join(os.tmpdir(), 'hookline-cli-test-'));
     const realDist = path.join(resolveCacheDir({}), 'dist');
     await fs.mkdir(realDist, { recursive: true });
     await fs.symlink(realDist, path.join(cacheDir, 'dist'));
-    const env = childEnv({ HOOKLINE_CACHE_DIR: cacheDir });
+    // Owned by this test process: a crashed test run does not leave the detached stack behind.
+    const env = childEnv({ HOOKLINE_CACHE_DIR: cacheDir, HOOKLINE_STACK_OWNER_PID: String(process.pid) });
     try {
       const up = await cli('up', env);
       expect(up).toMatchObject({
