@@ -89,6 +89,8 @@ export interface EnsureTopicsOptions {
   replicationFactor: number;
   /** The retry schedule, one delay topic per step. */
   retryScheduleMs?: readonly number[];
+  /** How long to wait for the new topics' partitions to have leaders. */
+  leaderTimeoutMs?: number;
   logger: Logger;
 }
 
@@ -121,13 +123,35 @@ export async function ensureTopics(options: EnsureTopicsOptions): Promise<string
     }));
   if (missing.length === 0) return [];
   try {
-    await admin.createTopics({ topics: missing, waitForLeaders: true });
+    await admin.createTopics({ topics: missing, waitForLeaders: false });
   } catch (err) {
     // Another process may have created them between listTopics and createTopics.
     const now = new Set(await admin.listTopics());
     if (!missing.every((t) => now.has(t.topic))) throw err;
   }
   const created = missing.map((t) => t.topic);
+  await waitForLeaders(admin, created, options.leaderTimeoutMs ?? 30_000);
   logger.info({ topics: created }, 'created topics');
   return created;
+}
+
+/**
+ * Waits until every partition of the topics has a leader in the metadata the brokers serve.
+ * (kafkajs's own wait can fail with "does not host this topic-partition" while a new topic's
+ * metadata is still propagating.)
+ */
+async function waitForLeaders(admin: Admin, topics: string[], timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      const { topics: metadata } = await admin.fetchTopicMetadata({ topics });
+      if (metadata.length === topics.length && metadata.every((t) => t.partitions.length > 0 && t.partitions.every((p) => p.leader >= 0))) {
+        return;
+      }
+    } catch (err) {
+      if (Date.now() > deadline) throw err;
+    }
+    if (Date.now() > deadline) throw new Error(`topics have no leader after ${timeoutMs} ms: ${topics.join(', ')}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }
