@@ -1,0 +1,3 @@
+module hookline.test/segment/recorder
+
+go 1.20
