@@ -1,0 +1,241 @@
+import type { Clock } from '../clock';
+import { HooklineError, errorMessage } from '../errors';
+import type { Logger } from '../observability/logger';
+import { QueueFullError } from './errors';
+import type { Scheduler } from './scheduler';
+
+export interface BatcherOptions<P> {
+  /** Sends one batch; resolves once it is acknowledged (Kafka acks=all, or the API's 200). */
+  send(batch: P[]): Promise<void>;
+  /** Flush once this many calls were queued since the last flush. */
+  flushAt: number;
+  /** Flush once this long has passed since the last flush (while anything waits). */
+  flushAfterMs: number;
+  /** Calls held at most (queued + in flight); beyond it enqueue throws QueueFullError. */
+  maxQueuedMessages: number;
+  /** Upper bound of one batch: batchOverheadBytes + Σ (item bytes + itemOverheadBytes). */
+  maxBatchBytes: number;
+  /** Bytes every batch carries besides its items (an HTTP body's envelope). Default 0. */
+  batchOverheadBytes?: number;
+  /** Bytes each item adds besides its own (a comma between JSON items). Default 0. */
+  itemOverheadBytes?: number;
+  clock: Clock;
+  scheduler: Scheduler;
+  logger: Logger;
+  /** A batch failed in the background. Retriable errors keep it queued (retried at the next flush). */
+  onError(err: Error, info: { messages: number; willRetry: boolean }): void;
+}
+
+interface Item<P> {
+  seq: number;
+  payload: P;
+  /** Its share of a batch: own bytes plus the per-item overhead. */
+  bytes: number;
+}
+
+interface Waiter {
+  throughSeq: number;
+  resolve: () => void;
+  reject: (err: Error) => void;
+}
+
+export type FlushReason = 'count' | 'size' | 'timer' | 'flush';
+
+/**
+ * The in-memory queue and its flush policy, for any transport:
+ *  - a flush is due every `flushAt` calls, when the next call would take the calls waiting since
+ *    the last flush over `maxBatchBytes`, `flushAfterMs` after the last flush, or on `flush()`;
+ *  - a flush sends everything queued until then, in order, in batches of at most `maxBatchBytes`,
+ *    one batch in flight at a time (what is due meanwhile goes in the next one);
+ *  - a batch that fails with a retriable error goes back to the head of the queue, and sending
+ *    stops until the next flush (per-user order is kept); any other failure drops the batch.
+ * Seqs number the calls; `flush()` waiters settle once every call up to theirs is acknowledged.
+ */
+export class Batcher<P> {
+  private readonly queue: Item<P>[] = [];
+  private inFlight: Item<P>[] | undefined;
+  private lastSeq = 0;
+  /** Every call up to this seq is due to be sent. */
+  private dueThroughSeq = 0;
+  private countSinceFlush = 0;
+  private bytesSinceFlush = 0;
+  private lastFlushMs: number;
+  private cancelTimer: (() => void) | undefined;
+  private waiters: Waiter[] = [];
+  private stopped = false;
+  private idleWaiters: (() => void)[] = [];
+  private droppedCount = 0;
+  private readonly batchOverheadBytes: number;
+  private readonly itemOverheadBytes: number;
+
+  constructor(private readonly options: BatcherOptions<P>) {
+    this.lastFlushMs = options.clock.now();
+    this.batchOverheadBytes = options.batchOverheadBytes ?? 0;
+    this.itemOverheadBytes = options.itemOverheadBytes ?? 0;
+  }
+
+  /** Calls held: queued, or in a batch not yet acknowledged. */
+  get size(): number {
+    return this.queue.length + (this.inFlight?.length ?? 0);
+  }
+
+  /** Calls dropped so far: batches that failed with an error that is not retriable. */
+  get dropped(): number {
+    return this.droppedCount;
+  }
+
+  /** Throws QueueFullError when a call could not be queued now. */
+  assertRoom(): void {
+    if (this.size >= this.options.maxQueuedMessages) throw new QueueFullError(this.options.maxQueuedMessages);
+  }
+
+  enqueue(payload: P, bytes: number): void {
+    this.assertRoom();
+    const cost = bytes + this.itemOverheadBytes;
+    if (
+      this.countSinceFlush > 0 &&
+      this.batchOverheadBytes + this.bytesSinceFlush + cost > this.options.maxBatchBytes
+    ) {
+      this.trigger('size');
+    }
+    this.queue.push({ seq: ++this.lastSeq, payload, bytes: cost });
+    this.countSinceFlush++;
+    this.bytesSinceFlush += cost;
+    if (this.countSinceFlush >= this.options.flushAt) this.trigger('count');
+    else this.armTimer();
+  }
+
+  /** Sends everything queued; settles once all of it is acknowledged, or with the first failure. */
+  flush(): Promise<void> {
+    if (this.size === 0) return Promise.resolve();
+    const done = new Promise<void>((resolve, reject) =>
+      this.waiters.push({ throughSeq: this.lastSeq, resolve, reject }),
+    );
+    this.trigger('flush');
+    return done;
+  }
+
+  /** No timer and no new batch from now on; what is still queued stays unsent. */
+  stop(): void {
+    this.stopped = true;
+    this.cancelTimer?.();
+    this.cancelTimer = undefined;
+  }
+
+  /** Resolves once no batch is in flight. */
+  idle(): Promise<void> {
+    if (!this.inFlight) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  private trigger(reason: FlushReason): void {
+    this.dueThroughSeq = this.lastSeq;
+    this.countSinceFlush = 0;
+    this.bytesSinceFlush = 0;
+    this.lastFlushMs = this.options.clock.now();
+    this.cancelTimer?.();
+    this.cancelTimer = undefined;
+    this.options.logger.debug(
+      { reason, queued: this.queue.length, inFlight: this.inFlight?.length ?? 0 },
+      'flush',
+    );
+    this.pump();
+  }
+
+  /** Arms the flush timer while calls wait that no flush covers yet. */
+  private armTimer(): void {
+    if (this.cancelTimer || this.stopped) return;
+    const last = this.queue[this.queue.length - 1];
+    if (!last || last.seq <= this.dueThroughSeq) return;
+    const delayMs = Math.max(0, this.lastFlushMs + this.options.flushAfterMs - this.options.clock.now());
+    this.cancelTimer = this.options.scheduler.setTimeout(() => {
+      this.cancelTimer = undefined;
+      this.trigger('timer');
+    }, delayMs);
+  }
+
+  private pump(): void {
+    if (this.inFlight || this.stopped) return;
+    const { queue } = this;
+    if (queue.length === 0 || queue[0]!.seq > this.dueThroughSeq) return;
+    let bytes = this.batchOverheadBytes;
+    let n = 0;
+    while (
+      n < queue.length &&
+      queue[n]!.seq <= this.dueThroughSeq &&
+      (n === 0 || bytes + queue[n]!.bytes <= this.options.maxBatchBytes)
+    ) {
+      bytes += queue[n]!.bytes;
+      n++;
+    }
+    const batch = queue.splice(0, n);
+    this.inFlight = batch;
+    const startedMs = this.options.clock.now();
+    let sending: Promise<void>;
+    try {
+      sending = this.options.send(batch.map((item) => item.payload));
+    } catch (err) {
+      sending = Promise.reject(err);
+    }
+    sending.then(
+      () => this.acknowledged(batch, bytes, startedMs),
+      (err: unknown) => this.failed(batch, err instanceof Error ? err : new Error(String(err))),
+    );
+  }
+
+  private landed(): void {
+    this.inFlight = undefined;
+    for (const resolve of this.idleWaiters.splice(0)) resolve();
+  }
+
+  private acknowledged(batch: Item<P>[], bytes: number, startedMs: number): void {
+    this.landed();
+    const lastSeq = batch[batch.length - 1]!.seq;
+    this.options.logger.debug(
+      { messages: batch.length, bytes, durationMs: this.options.clock.now() - startedMs },
+      'batch acknowledged',
+    );
+    this.settle(
+      (w) => w.throughSeq <= lastSeq,
+      (w) => w.resolve(),
+    );
+    this.pump();
+  }
+
+  private failed(batch: Item<P>[], err: Error): void {
+    this.landed();
+    const firstSeq = batch[0]!.seq;
+    this.settle(
+      (w) => w.throughSeq >= firstSeq,
+      (w) => w.reject(err),
+    );
+    const willRetry = err instanceof HooklineError && err.retriable && !this.stopped;
+    this.options.logger.warn({ messages: batch.length, willRetry, err: errorMessage(err) }, 'batch failed');
+    try {
+      this.options.onError(err, { messages: batch.length, willRetry });
+    } catch (callbackErr) {
+      this.options.logger.error({ err: errorMessage(callbackErr) }, 'onError callback threw');
+    }
+    if (!willRetry) {
+      this.droppedCount += batch.length;
+      this.pump();
+      return;
+    }
+    // Back at the head, in order; nothing more is sent until the next flush.
+    this.queue.unshift(...batch);
+    this.dueThroughSeq = firstSeq - 1;
+    this.countSinceFlush = 0;
+    this.bytesSinceFlush = 0;
+    this.lastFlushMs = this.options.clock.now();
+    this.armTimer();
+  }
+
+  private settle(matches: (w: Waiter) => boolean, settle: (w: Waiter) => void): void {
+    const remaining: Waiter[] = [];
+    for (const w of this.waiters) {
+      if (matches(w)) settle(w);
+      else remaining.push(w);
+    }
+    this.waiters = remaining;
+  }
+}

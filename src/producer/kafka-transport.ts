@@ -1,0 +1,115 @@
+import { SchemaRegistry } from '@kafkajs/confluent-schema-registry';
+import type { Admin } from 'kafkajs';
+import { AvroCodec } from '../avro/codec';
+import { defaultSchemaDir, loadSchemaFiles } from '../avro/schema-files';
+import { CATALOG_NAMESPACE } from '../catalog/records';
+import { HooklineError, KafkaUnavailableError, errorMessage } from '../errors';
+import { EVENT_NAMESPACE, EventCodec } from '../events/codec';
+import { eventKey } from '../events/types';
+import { BatchingProducer, type OutgoingMessage } from '../kafka/batching-producer';
+import { createKafka } from '../kafka/client';
+import { topicNames } from '../kafka/topics';
+import { Lifecycle } from '../lifecycle';
+import { TopicNotFoundError } from './errors';
+import { normalizeCall } from './messages';
+import type { KafkaConnection, ResolvedCommon } from './options';
+import { followSource } from './source';
+import type { Transport } from './transport';
+
+/**
+ * Connects the Kafka transport: the write key's source from the catalog topic, the event schemas
+ * registered, and one idempotent producer (acks=all). Events are normalised by the tracking API's
+ * own code, encoded with the same EventCodec, keyed by eventKey, and written to `<prefix>.events`
+ * with kafkajs's default partitioner: the very records the API would write.
+ */
+export async function connectKafkaTransport(
+  writeKey: string,
+  connection: KafkaConnection,
+  common: ResolvedCommon,
+): Promise<Transport<OutgoingMessage>> {
+  const { logger, clock } = common;
+  const topics = topicNames(connection.topicPrefix);
+  const lifecycle = new Lifecycle(logger);
+  try {
+    const { brokers, clientId, ssl, sasl } = connection;
+    const kafka = createKafka({ brokers, clientId, ssl, sasl, logger });
+    const admin = kafka.admin();
+    await admin.connect();
+    lifecycle.onStop('kafka-admin', () => admin.disconnect());
+    await assertTopicsExist(admin, [topics.events, topics.catalog]);
+
+    const registry = new SchemaRegistry({
+      host: connection.registry.url,
+      auth:
+        connection.registry.username && connection.registry.password
+          ? { username: connection.registry.username, password: connection.registry.password }
+          : undefined,
+    });
+    const avro = await AvroCodec.create({ registry, schemas: producerSchemas(), logger });
+    const events = new EventCodec(avro);
+
+    const source = await followSource({
+      kafka,
+      admin,
+      avro,
+      topic: topics.catalog,
+      clientId: connection.clientId,
+      writeKey,
+      logger,
+      clock,
+      catchUpTimeoutMs: connection.connectTimeoutMs,
+    });
+    lifecycle.onStop('catalog', () => source.stop());
+
+    const producer = kafka.producer({
+      idempotent: true,
+      maxInFlightRequests: 1,
+      allowAutoTopicCreation: false,
+    });
+    await producer.connect();
+    lifecycle.onStop('producer', () => producer.disconnect());
+    const batching = new BatchingProducer({ producer, ackTimeoutMs: connection.ackTimeoutMs, logger });
+    await admin.disconnect(); // needed only to start
+
+    logger.info(
+      { sourceId: source.sourceId, topic: topics.events, brokers: connection.brokers },
+      'connected to Kafka',
+    );
+    return {
+      name: 'kafka',
+      sourceId: source.sourceId,
+      batchOverheadBytes: 0,
+      itemOverheadBytes: 0,
+      prepare(raw) {
+        source.assertAccepting();
+        const event = normalizeCall(raw, { sourceId: source.sourceId, receivedAtMs: clock.now() });
+        const key = eventKey(event);
+        const value = events.encode(event);
+        return {
+          payload: { topic: topics.events, key, value },
+          bytes: Buffer.byteLength(key) + value.length,
+          messageId: event.messageId,
+        };
+      },
+      send: (batch) => batching.send(batch),
+      close: () => lifecycle.stop(),
+    };
+  } catch (err) {
+    await lifecycle.stop();
+    if (err instanceof HooklineError) throw err;
+    throw new KafkaUnavailableError(`could not connect to Kafka: ${errorMessage(err)}`, { cause: err });
+  }
+}
+
+/** The library writes events and reads the catalog: only those schemas are registered. */
+function producerSchemas() {
+  return loadSchemaFiles(defaultSchemaDir()).filter(
+    (s) => s.fullName.startsWith(`${EVENT_NAMESPACE}.`) || s.fullName.startsWith(`${CATALOG_NAMESPACE}.`),
+  );
+}
+
+async function assertTopicsExist(admin: Admin, wanted: string[]): Promise<void> {
+  const existing = new Set(await admin.listTopics());
+  const missing = wanted.find((t) => !existing.has(t));
+  if (missing !== undefined) throw new TopicNotFoundError(missing);
+}

@@ -1,0 +1,79 @@
+import type { Admin, Kafka } from 'kafkajs';
+import type { AvroCodec } from '../avro/codec';
+import { withDeadline } from '../catalog/deadline';
+import { CatalogLagError } from '../catalog/errors';
+import { startMaterialiser } from '../catalog/materialiser';
+import type { Source } from '../catalog/model';
+import { CatalogRecordCodec } from '../catalog/records';
+import { CatalogStore } from '../catalog/store';
+import type { Clock } from '../clock';
+import type { Logger } from '../observability/logger';
+import { InvalidWriteKeyError, SourceDisabledError } from './errors';
+
+export interface SourceFollowerOptions {
+  kafka: Kafka;
+  admin: Admin;
+  avro: AvroCodec;
+  /** `<prefix>.catalog`. */
+  topic: string;
+  clientId: string;
+  writeKey: string;
+  logger: Logger;
+  clock: Clock;
+  catchUpTimeoutMs: number;
+}
+
+/** The write key's source, as the catalog says now. */
+export interface SourceFollower {
+  sourceId: string;
+  /** Throws as the tracking API would refuse the key now: source deleted, or disabled. */
+  assertAccepting(): void;
+  stop(): Promise<void>;
+}
+
+/**
+ * Reads the catalog topic (as every Hookline process does, with a read-only materialiser: no
+ * writer) until caught up, finds the write key's source, and keeps following the topic so that
+ * a source disabled or deleted later stops being accepted, as at the tracking API.
+ */
+export async function followSource(options: SourceFollowerOptions): Promise<SourceFollower> {
+  const { kafka, admin, avro, topic, clientId, writeKey, logger, clock, catchUpTimeoutMs } = options;
+  const store = new CatalogStore({ logger, clock });
+  const materialiser = await startMaterialiser({
+    kafka,
+    admin,
+    topic,
+    clientId,
+    codec: new CatalogRecordCodec(avro),
+    store,
+    logger,
+  });
+  let source: Source;
+  try {
+    await withDeadline(
+      store.whenReady(),
+      catchUpTimeoutMs,
+      () => new CatalogLagError(`the catalog topic ${topic} was not read within ${catchUpTimeoutMs} ms`),
+    );
+    source = acceptingSource(store.sourceByWriteKey(writeKey));
+  } catch (err) {
+    await materialiser.stop();
+    throw err;
+  }
+  const { id, writeKeyHash } = source;
+  return {
+    sourceId: id,
+    assertAccepting: () => {
+      const now = store.source(id);
+      acceptingSource(now?.writeKeyHash === writeKeyHash ? now : undefined);
+    },
+    stop: () => materialiser.stop(),
+  };
+}
+
+/** The source if the tracking API would accept its key: it exists and is enabled. */
+export function acceptingSource(source: Source | undefined): Source {
+  if (!source) throw new InvalidWriteKeyError();
+  if (!source.enabled) throw new SourceDisabledError(source.id);
+  return source;
+}

@@ -1,0 +1,219 @@
+import { parseJson, stringifyJson } from '../../../src/events/json';
+import type { TrackingEvent } from '../../../src/events/types';
+import { KafkaUnavailableError } from '../../../src/errors';
+import {
+  Analytics,
+  ClientClosedError,
+  InvalidMessageError,
+  MAX_MESSAGE_BYTES,
+  MessageTooLargeError,
+  MessagesNotDeliveredError,
+  QueueFullError,
+  type CommonOptions,
+} from '../../../src/producer';
+import { normalizeCall } from '../../../src/producer/messages';
+import type { Transport } from '../../../src/producer/transport';
+import { ManualTime, settle } from './manual-time';
+
+/** A transport that normalises like the Kafka one and whose sends the test acknowledges by hand. */
+function setup(options: CommonOptions = {}) {
+  const time = new ManualTime();
+  const sent: { events: TrackingEvent[]; ack: () => void; fail: (err: Error) => void }[] = [];
+  const transport: Transport<string> = {
+    name: 'kafka',
+    sourceId: 'src_test',
+    batchOverheadBytes: 0,
+    itemOverheadBytes: 0,
+    prepare(raw) {
+      const event = normalizeCall(raw, { sourceId: 'src_test', receivedAtMs: time.now() });
+      const text = stringifyJson(event);
+      return { payload: text, bytes: Buffer.byteLength(text), messageId: event.messageId };
+    },
+    send: (batch) =>
+      new Promise<void>((ack, fail) =>
+        sent.push({ events: batch.map((t) => parseJson(t) as unknown as TrackingEvent), ack, fail }),
+      ),
+    close: async () => {},
+  };
+  const analytics = Analytics.over(transport, { clock: time, scheduler: time, ...options });
+  const ackAll = async () => {
+    for (;;) {
+      await settle();
+      const pending = sent.filter((s) => !('done' in s));
+      if (pending.length === 0) return;
+      for (const s of pending) {
+        Object.assign(s, { done: true });
+        s.ack();
+      }
+    }
+  };
+  return { time, sent, analytics, ackAll };
+}
+
+describe('Analytics', () => {
+  it('normalises each call as the tracking API does, and returns its messageId', () => {
+    const { analytics, sent } = setup({ flushAt: 6 });
+    const at = new Date('2024-04-01T08:00:00.000Z');
+    const ids = [
+      analytics.identify({ userId: 'u1', traits: { plan: 'pro' } }),
+      analytics.track({
+        anonymousId: 'a1',
+        event: 'Clicked',
+        properties: { n: 1 },
+        messageId: 'given',
+        timestamp: at,
+      }),
+      analytics.page({
+        userId: 'u1',
+        name: 'Home',
+        category: 'Docs',
+        properties: { url: 'https://x.test/' },
+      }),
+      analytics.screen({ userId: 'u1', name: 'Cart' }),
+      analytics.group({ userId: 'u1', groupId: 'g1', traits: { seats: 3 } }),
+      analytics.alias({ userId: 'u1', previousId: 'a1', integrations: { All: false, Webhooks: true } }),
+    ];
+    expect(ids[1]).toBe('given');
+    expect(ids[0]).toMatch(/^[0-9a-f-]{36}$/);
+    const events = sent[0]!.events;
+    expect(events.map((e) => e.type)).toEqual(['identify', 'track', 'page', 'screen', 'group', 'alias']);
+    expect(events[1]).toEqual({
+      type: 'track',
+      messageId: 'given',
+      anonymousId: 'a1',
+      event: 'Clicked',
+      properties: { n: 1 },
+      timestamp: '2024-04-01T08:00:00.000Z',
+      originalTimestamp: '2024-04-01T08:00:00.000Z',
+      receivedAt: '2024-05-01T12:00:00.000Z',
+      sourceId: 'src_test',
+    });
+    expect(events[5]).toMatchObject({ previousId: 'a1', integrations: { All: false, Webhooks: true } });
+    expect(events.map((e) => e.messageId)).toEqual(ids);
+  });
+
+  it('keeps bigint exact and sends Dates as ISO 8601 in free-form values', () => {
+    const { analytics, sent } = setup({ flushAt: 1 });
+    analytics.track({
+      userId: 'u1',
+      event: 'Paid',
+      properties: {
+        orderId: 12345678901234567890n,
+        at: new Date('2024-01-02T03:04:05.006Z'),
+        skipped: undefined,
+      },
+    });
+    expect(stringifyJson(sent[0]!.events[0]!.type === 'track' && sent[0]!.events[0]!.properties)).toBe(
+      '{"orderId":12345678901234567890,"at":"2024-01-02T03:04:05.006Z"}',
+    );
+  });
+
+  it.each([
+    ['identify', { traits: {} }, 'missing_identity'],
+    ['track', { userId: 'u1' }, 'missing_event'],
+    ['track', { userId: 'u1', event: 42 }, 'invalid_field'],
+    ['group', { userId: 'u1' }, 'missing_group_id'],
+    ['alias', { userId: 'u1' }, 'missing_previous_id'],
+    ['alias', { previousId: 'p1', anonymousId: 'a1' }, 'missing_user_id'],
+    ['page', { userId: 'u1', timestamp: 'yesterday' }, 'invalid_timestamp'],
+    ['page', { userId: 'u1', timestamp: new Date('nope') }, 'invalid_timestamp'],
+    ['screen', { userId: 'u1', properties: ['not', 'an', 'object'] }, 'invalid_field'],
+    ['identify', 'u1', 'not_an_object'],
+  ] as const)('%s(%j) throws InvalidMessageError %s and queues nothing', (method, message, code) => {
+    const { analytics } = setup();
+    const call = () => (analytics[method] as (m: unknown) => string)(message);
+    expect(call).toThrow(InvalidMessageError);
+    expect(call).toThrow(expect.objectContaining({ code, retriable: false }));
+    expect(analytics.queued).toBe(0);
+  });
+
+  it('refuses a call over 32 KB with MessageTooLargeError, and takes one just under', () => {
+    const { analytics } = setup();
+    const overhead = Buffer.byteLength(
+      stringifyJson({ type: 'track', messageId: 'm', userId: 'u', event: 'e', properties: { s: '' } }),
+    );
+    const fits = {
+      messageId: 'm',
+      userId: 'u',
+      event: 'e',
+      properties: { s: 'x'.repeat(MAX_MESSAGE_BYTES - overhead) },
+    };
+    expect(analytics.track(fits)).toBe('m');
+    const tooBig = { ...fits, properties: { s: 'x'.repeat(MAX_MESSAGE_BYTES - overhead + 1) } };
+    expect(() => analytics.track(tooBig)).toThrow(MessageTooLargeError);
+    expect(() => analytics.track(tooBig)).toThrow(expect.objectContaining({ code: 'event_too_large' }));
+    expect(analytics.queued).toBe(1);
+  });
+
+  it('flushes every 20 calls and 5 s after the last flush by default', () => {
+    const { analytics, sent, time } = setup();
+    for (let i = 0; i < 19; i++) analytics.track({ userId: 'u', event: `e${i}` });
+    expect(sent).toHaveLength(0);
+    analytics.track({ userId: 'u', event: 'e19' });
+    expect(sent[0]!.events).toHaveLength(20);
+    analytics.track({ userId: 'u', event: 'later' });
+    time.advance(4_999);
+    expect(sent).toHaveLength(1);
+    time.advance(1);
+    expect(sent).toHaveLength(1); // due, but waits for the batch in flight
+  });
+
+  it('throws QueueFullError (retriable) when maxQueuedMessages calls are held; room returns on ack', async () => {
+    const { analytics, ackAll } = setup({ maxQueuedMessages: 3, flushAt: 2 });
+    for (let i = 0; i < 3; i++) analytics.track({ userId: 'u', event: `e${i}` });
+    expect(() => analytics.track({ userId: 'u', event: 'over' })).toThrow(QueueFullError);
+    await ackAll();
+    expect(analytics.queued).toBe(1);
+    expect(() => analytics.track({ userId: 'u', event: 'fits' })).not.toThrow();
+  });
+
+  it('close() sends everything queued, resolves on acknowledgement, and refuses later calls', async () => {
+    const { analytics, sent, ackAll } = setup();
+    for (let i = 0; i < 25; i++) analytics.track({ userId: 'u', event: `e${i}` });
+    const closed = analytics.close();
+    expect(analytics.closed).toBe(true);
+    expect(() => analytics.track({ userId: 'u', event: 'late' })).toThrow(ClientClosedError);
+    await ackAll();
+    await closed;
+    expect(sent.flatMap((s) => s.events).map((e) => (e.type === 'track' ? e.event : ''))).toEqual(
+      Array.from({ length: 25 }, (_, i) => `e${i}`),
+    );
+    expect(analytics.close()).toBe(closed);
+  });
+
+  it('close() rejects with MessagesNotDeliveredError counting what could not be sent', async () => {
+    const errors: Error[] = [];
+    const { analytics, sent } = setup({ onError: (err) => errors.push(err) });
+    for (let i = 0; i < 5; i++) analytics.track({ userId: 'u', event: `e${i}` });
+    const closed = analytics.close();
+    sent[0]!.fail(new KafkaUnavailableError('down'));
+    await expect(closed).rejects.toBeInstanceOf(MessagesNotDeliveredError);
+    await expect(closed).rejects.toMatchObject({ count: 5, cause: expect.any(KafkaUnavailableError) });
+    expect(errors).toEqual([expect.any(KafkaUnavailableError)]);
+  });
+});
+
+/** Compile-time contract: required fields are enforced by the types (checked by tsc, never run). */
+export function typeContract(a: Analytics): void {
+  // @ts-expect-error a userId or an anonymousId is required
+  a.identify({ traits: { plan: 'pro' } });
+  // @ts-expect-error track requires event
+  a.track({ userId: 'u1' });
+  // @ts-expect-error group requires groupId
+  a.group({ anonymousId: 'a1' });
+  // @ts-expect-error alias requires previousId
+  a.alias({ userId: 'u1' });
+  // @ts-expect-error alias requires userId (an anonymousId is not enough)
+  a.alias({ anonymousId: 'a1', previousId: 'p1' });
+  // @ts-expect-error timestamp is a Date or an ISO string
+  a.page({ userId: 'u1', timestamp: 1_700_000_000_000 });
+  // @ts-expect-error integrations values are booleans (or per-destination option objects)
+  a.track({ userId: 'u1', event: 'e', integrations: { Webhooks: 'yes' } });
+  a.track({
+    anonymousId: 'a1',
+    event: 'e',
+    properties: { big: 1n, when: new Date(), nested: [{ ok: null }] },
+  });
+  a.page({ userId: 'u1' });
+  a.alias({ userId: 'u1', previousId: 'p1' });
+}

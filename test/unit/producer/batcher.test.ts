@@ -1,0 +1,204 @@
+import { KafkaUnavailableError, UnencodableRecordError } from '../../../src/errors';
+import { silentLogger } from '../../../src/observability/logger';
+import { Batcher, type BatcherOptions } from '../../../src/producer/batcher';
+import { QueueFullError } from '../../../src/producer/errors';
+import { ManualTime, settle } from './manual-time';
+
+interface Sent {
+  batch: string[];
+  ack: () => void;
+  fail: (err: Error) => void;
+}
+
+/** A Batcher over a transport whose acknowledgements the test releases by hand. */
+function setup(overrides: Partial<BatcherOptions<string>> = {}) {
+  const time = new ManualTime();
+  const sent: Sent[] = [];
+  const errors: { err: Error; messages: number; willRetry: boolean }[] = [];
+  const batcher = new Batcher<string>({
+    send: (batch) => new Promise<void>((resolve, reject) => sent.push({ batch, ack: resolve, fail: reject })),
+    flushAt: 20,
+    flushAfterMs: 5_000,
+    maxQueuedMessages: 10_000,
+    maxBatchBytes: 500 * 1024,
+    clock: time,
+    scheduler: time,
+    logger: silentLogger(),
+    onError: (err, info) => errors.push({ err, ...info }),
+    ...overrides,
+  });
+  const add = (n: number, bytes = 10, prefix = 'm') => {
+    for (let i = 0; i < n; i++) batcher.enqueue(`${prefix}${i}`, bytes);
+  };
+  /** Acknowledges the next unacknowledged send and lets the batcher react. */
+  const ackNext = async () => {
+    sent.find((s) => !('done' in s))!.ack();
+    Object.assign(
+      sent.find((s) => !('done' in s))!,
+      { done: true },
+    );
+    await settle();
+  };
+  return { time, sent, errors, batcher, add, ackNext };
+}
+
+describe('Batcher', () => {
+  it('flushes on the flushAt-th call, not before', () => {
+    const { sent, add, batcher } = setup();
+    add(19);
+    expect(sent).toHaveLength(0);
+    expect(batcher.size).toBe(19);
+    batcher.enqueue('last', 10);
+    expect(sent).toHaveLength(1);
+    expect(sent[0]!.batch).toHaveLength(20);
+    expect(sent[0]!.batch[19]).toBe('last');
+  });
+
+  it('flushes flushAfterMs after the last flush, driven by the injected scheduler', () => {
+    const { time, sent, add } = setup();
+    add(3);
+    time.advance(4_999);
+    expect(sent).toHaveLength(0);
+    time.advance(1);
+    expect(sent.map((s) => s.batch)).toEqual([['m0', 'm1', 'm2']]);
+  });
+
+  it('measures flushAfterMs from the last flush, whatever triggered it', async () => {
+    const { time, sent, add, ackNext } = setup();
+    time.advance(2_000);
+    add(20); // flush by count at t=2s
+    await ackNext();
+    time.advance(1_000);
+    add(1, 10, 'late'); // due 5 s after the last flush: t=7s, not t=8s
+    expect(time.nextTimerAtMs).toBe(Date.parse('2024-05-01T12:00:07.000Z'));
+    time.advance(3_999);
+    expect(sent).toHaveLength(1);
+    time.advance(1);
+    expect(sent[1]!.batch).toEqual(['late0']);
+  });
+
+  it('arms no timer while nothing waits', () => {
+    const { time, add, batcher } = setup({ flushAt: 2 });
+    expect(time.pendingTimers).toBe(0);
+    add(1);
+    expect(time.pendingTimers).toBe(1);
+    add(1, 10, 'second');
+    expect(time.pendingTimers).toBe(0);
+    batcher.stop();
+    add(1, 10, 'after-stop');
+    expect(time.pendingTimers).toBe(0);
+  });
+
+  it('with flushAt 1 sends each call at once; calls made while one is in flight go together next', async () => {
+    const { sent, add, ackNext } = setup({ flushAt: 1 });
+    add(1, 10, 'a');
+    expect(sent.map((s) => s.batch)).toEqual([['a0']]);
+    add(3, 10, 'b');
+    expect(sent).toHaveLength(1);
+    await ackNext();
+    expect(sent.map((s) => s.batch)).toEqual([['a0'], ['b0', 'b1', 'b2']]);
+  });
+
+  it('flushes before a call would take the waiting calls over maxBatchBytes', () => {
+    const { sent, add } = setup({ maxBatchBytes: 1_000 });
+    add(3, 300);
+    expect(sent).toHaveLength(0);
+    add(1, 300, 'fourth');
+    expect(sent.map((s) => s.batch)).toEqual([['m0', 'm1', 'm2']]);
+  });
+
+  it.each([
+    // [items of bytes, overhead per batch, per item, limit] → batch sizes
+    [{ items: 10, bytes: 300, batchOverhead: 0, itemOverhead: 0, max: 1_000 }, [3, 3, 3, 1]],
+    [{ items: 10, bytes: 300, batchOverhead: 100, itemOverhead: 1, max: 1_000 }, [2, 2, 2, 2, 2]],
+    [{ items: 3, bytes: 400, batchOverhead: 0, itemOverhead: 0, max: 1_000 }, [2, 1]],
+    [{ items: 2, bytes: 5_000, batchOverhead: 0, itemOverhead: 0, max: 1_000 }, [1, 1]], // one item always goes
+  ])('splits a flush into batches within maxBatchBytes: %j', async (c, sizes) => {
+    const { sent, add, batcher, ackNext } = setup({
+      flushAt: 1_000,
+      maxBatchBytes: c.max,
+      batchOverheadBytes: c.batchOverhead,
+      itemOverheadBytes: c.itemOverhead,
+    });
+    add(c.items, c.bytes);
+    const flushed = batcher.flush();
+    for (let i = 0; i < sizes.length; i++) {
+      expect(sent).toHaveLength(i + 1); // one batch in flight at a time
+      await ackNext();
+    }
+    await flushed;
+    expect(sent.map((s) => s.batch.length)).toEqual(sizes);
+    expect(sent.flatMap((s) => s.batch)).toEqual(Array.from({ length: c.items }, (_, i) => `m${i}`));
+  });
+
+  it('resolves flush() only once everything queued before it is acknowledged', async () => {
+    const { add, batcher, ackNext } = setup({ maxBatchBytes: 25 });
+    await expect(batcher.flush()).resolves.toBeUndefined(); // nothing queued
+    add(4);
+    let done = false;
+    const flushed = batcher.flush().then(() => (done = true));
+    await ackNext();
+    expect(done).toBe(false);
+    await ackNext();
+    await flushed;
+    expect(batcher.size).toBe(0);
+  });
+
+  it('keeps a batch that failed retriably at the head, stops, and retries it at the next flush', async () => {
+    const { time, sent, errors, add, batcher, ackNext } = setup({ maxBatchBytes: 25 });
+    add(4);
+    const flushed = batcher.flush();
+    sent[0]!.fail(new KafkaUnavailableError('broker down'));
+    await expect(flushed).rejects.toBeInstanceOf(KafkaUnavailableError);
+    expect(errors).toEqual([{ err: expect.any(KafkaUnavailableError), messages: 2, willRetry: true }]);
+    expect(sent).toHaveLength(1); // nothing after the failed batch was sent
+    expect(batcher.size).toBe(4);
+    time.advance(5_000); // the timer retries
+    expect(sent[1]!.batch).toEqual(['m0', 'm1']);
+    Object.assign(sent[0]!, { done: true });
+    await ackNext();
+    const rest = batcher.flush();
+    await ackNext();
+    await rest;
+    expect(sent.flatMap((s) => s.batch)).toEqual(['m0', 'm1', 'm0', 'm1', 'm2', 'm3']);
+  });
+
+  it('drops a batch that failed for good, reports it, and goes on with the next', async () => {
+    const { sent, errors, add, batcher, ackNext } = setup({ maxBatchBytes: 25 });
+    add(4);
+    const flushed = batcher.flush();
+    sent[0]!.fail(new UnencodableRecordError('bad'));
+    Object.assign(sent[0]!, { done: true });
+    await expect(flushed).rejects.toBeInstanceOf(UnencodableRecordError);
+    await settle();
+    expect(errors[0]).toMatchObject({ messages: 2, willRetry: false });
+    expect(batcher.dropped).toBe(2);
+    expect(sent[1]!.batch).toEqual(['m2', 'm3']);
+    await ackNext();
+    expect(batcher.size).toBe(0);
+  });
+
+  it('refuses a call with QueueFullError while maxQueuedMessages are held, in flight included', async () => {
+    const { add, batcher, ackNext } = setup({ maxQueuedMessages: 5, flushAt: 3 });
+    add(5); // 3 in flight, 2 queued
+    expect(() => batcher.enqueue('over', 10)).toThrow(QueueFullError);
+    expect(() => batcher.assertRoom()).toThrow(
+      expect.objectContaining({ retriable: true, code: 'queue_full' }),
+    );
+    await ackNext();
+    expect(batcher.size).toBe(2);
+    expect(() => batcher.enqueue('fits', 10)).not.toThrow();
+  });
+
+  it('idle() waits for the batch in flight', async () => {
+    const { add, batcher, ackNext } = setup({ flushAt: 1 });
+    await expect(batcher.idle()).resolves.toBeUndefined();
+    add(1);
+    let idle = false;
+    const waiting = batcher.idle().then(() => (idle = true));
+    await settle();
+    expect(idle).toBe(false);
+    await ackNext();
+    await waiting;
+  });
+});

@@ -1,0 +1,123 @@
+import { ConfigError } from '../../../src/errors';
+import {
+  debugEnabled,
+  resolveCommon,
+  resolveHttpEndpoint,
+  resolveKafkaConnection,
+  type KafkaTransportOptions,
+} from '../../../src/producer/options';
+import { systemScheduler } from '../../../src/producer/scheduler';
+
+describe('debugEnabled', () => {
+  it.each([
+    [undefined, false],
+    ['', false],
+    ['analytics', true],
+    ['express,analytics', true],
+    ['express analytics', true],
+    ['*', true],
+    ['analytics*', true],
+    ['analytic', false],
+    ['express:*', false],
+    ['*,-analytics', false],
+    ['-analytics,*', false],
+  ])('DEBUG=%j → %s', (value, expected) => {
+    expect(debugEnabled(value)).toBe(expected);
+  });
+});
+
+describe('resolveKafkaConnection', () => {
+  const env = {
+    KAFKA_BROKERS: 'k1:9092,k2:9092',
+    SCHEMA_REGISTRY_URL: 'http://registry:8081',
+    HOOKLINE_TOPIC_PREFIX: 'acme',
+    HOOKLINE_KAFKA_ACK_TIMEOUT: '3s',
+    HOOKLINE_RETRY_SCHEDULE: 'not read by the library',
+  };
+
+  it('reads the service variables by default', () => {
+    expect(resolveKafkaConnection({ env })).toEqual({
+      brokers: ['k1:9092', 'k2:9092'],
+      clientId: 'hookline-producer',
+      ssl: false,
+      sasl: undefined,
+      registry: { url: 'http://registry:8081', username: undefined, password: undefined },
+      topicPrefix: 'acme',
+      ackTimeoutMs: 3_000,
+      connectTimeoutMs: 30_000,
+    });
+  });
+
+  it('lets options win over the environment', () => {
+    const options: KafkaTransportOptions = {
+      brokers: ['other:9093'],
+      registry: { url: 'https://r.example', username: 'u', password: 'p' },
+      topicPrefix: 'mine',
+      ssl: true,
+      sasl: { mechanism: 'scram-sha-512', username: 'su', password: 'sp' },
+      ackTimeoutMs: 500,
+    };
+    expect(resolveKafkaConnection({ env, ...options })).toMatchObject(options);
+  });
+
+  it.each<[KafkaTransportOptions, string]>([
+    [{ env: {} }, 'KAFKA_BROKERS'],
+    [{ env: { KAFKA_BROKERS: 'k:9092' } }, 'SCHEMA_REGISTRY_URL'],
+    [{ env, brokers: ['no port'] }, 'KAFKA_BROKERS'],
+    [{ env, registry: 'ftp://r' }, 'SCHEMA_REGISTRY_URL'],
+    [{ env, topicPrefix: 'bad prefix' }, 'HOOKLINE_TOPIC_PREFIX'],
+    [{ env, ackTimeoutMs: 0 }, 'ackTimeoutMs'],
+  ])('rejects %j naming %s', (options, key) => {
+    expect(() => resolveKafkaConnection(options)).toThrow(ConfigError);
+    expect(() => resolveKafkaConnection(options)).toThrow(expect.objectContaining({ key }));
+  });
+});
+
+describe('resolveCommon', () => {
+  it('has the spec defaults and the unref’d system scheduler', () => {
+    const common = resolveCommon({ env: {} });
+    expect(common).toMatchObject({ flushAt: 20, flushAfterMs: 5_000, maxQueuedMessages: 10_000 });
+    expect(common.scheduler).toBe(systemScheduler);
+    expect(common.logger.isLevelEnabled('debug')).toBe(false);
+  });
+
+  it('turns debug logging on with DEBUG=analytics', () => {
+    expect(resolveCommon({ env: { DEBUG: 'analytics' } }).logger.isLevelEnabled('debug')).toBe(true);
+  });
+
+  it.each([{ flushAt: 0 }, { flushAt: 1.5 }, { flushAfterMs: 0 }, { maxQueuedMessages: -1 }])(
+    'rejects %j',
+    (options) => {
+      expect(() => resolveCommon({ env: {}, ...options })).toThrow(ConfigError);
+    },
+  );
+});
+
+describe('resolveHttpEndpoint', () => {
+  it.each([
+    ['http://api.example:8080', 'http://api.example:8080/v1/batch'],
+    ['https://api.example/hookline/', 'https://api.example/hookline/v1/batch'],
+  ])('%s → %s', (endpoint, batchUrl) => {
+    expect(resolveHttpEndpoint({ transport: 'http', endpoint }).batchUrl).toBe(batchUrl);
+  });
+
+  it.each(['not a url', 'ftp://api.example'])('rejects %s', (endpoint) => {
+    expect(() => resolveHttpEndpoint({ transport: 'http', endpoint })).toThrow(ConfigError);
+  });
+});
+
+describe('systemScheduler', () => {
+  it('never keeps the process alive, and cancels', () => {
+    const spy = jest.spyOn(global, 'setTimeout');
+    try {
+      const fired = jest.fn();
+      const cancel = systemScheduler.setTimeout(fired, 60_000);
+      const timer = spy.mock.results[0]!.value as NodeJS.Timeout;
+      expect(timer.hasRef()).toBe(false);
+      cancel();
+      expect(fired).not.toHaveBeenCalled();
+    } finally {
+      spy.mockRestore();
+    }
+  });
+});
