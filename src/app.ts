@@ -74,10 +74,20 @@ export async function startApp(options: AppOptions): Promise<App> {
   let admin: Admin | undefined;
   const readiness: ReadinessCheck[] = [
     { name: 'startup', check: async () => started },
-    { name: 'kafka', check: async () => admin !== undefined && (await admin.describeCluster()).brokers.length > 0 },
+    {
+      name: 'kafka',
+      check: async () => admin !== undefined && (await admin.describeCluster()).brokers.length > 0,
+    },
     { name: 'schemaRegistry', check: () => registryAnswers(cluster.schemaRegistryUrl, config.registry) },
   ];
-  const http = createHttpServer({ host: config.http.host, port: config.http.port, router, metrics, readiness, logger });
+  const http = createHttpServer({
+    host: config.http.host,
+    port: config.http.port,
+    router,
+    metrics,
+    readiness,
+    logger,
+  });
 
   try {
     const httpPort = await http.listen();
@@ -128,7 +138,13 @@ export async function startApp(options: AppOptions): Promise<App> {
     });
     lifecycle.onStop('catalog', () => catalog.stop());
     readiness.push({ name: 'catalog', check: async () => catalog.ready() });
-    registerAdminRoutes({ router, service: catalog.service, store: catalog.store, adminToken: config.adminToken, logger });
+    registerAdminRoutes({
+      router,
+      service: catalog.service,
+      store: catalog.store,
+      adminToken: config.adminToken,
+      logger,
+    });
 
     const context: AppContext = {
       config,
@@ -163,6 +179,9 @@ async function registryAnswers(baseUrl: string, auth: Config['registry']): Promi
   if (auth.username && auth.password) {
     headers.authorization = `Basic ${Buffer.from(`${auth.username}:${auth.password}`).toString('base64')}`;
   }
-  const res = await fetch(`${baseUrl.replace(/\/$/, '')}/subjects`, { headers, signal: AbortSignal.timeout(2_000) });
+  const res = await fetch(`${baseUrl.replace(/\/$/, '')}/subjects`, {
+    headers,
+    signal: AbortSignal.timeout(2_000),
+  });
   return res.ok;
 }

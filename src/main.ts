@@ -24,7 +24,9 @@ async function main(): Promise<void> {
 
   if (!config.adminToken) {
     config = { ...config, adminToken: randomBytes(24).toString('base64url') };
-    process.stdout.write(`Generated a development admin token (set HOOKLINE_ADMIN_TOKEN to choose one):\n  ${config.adminToken}\n`);
+    process.stdout.write(
+      `Generated a development admin token (set HOOKLINE_ADMIN_TOKEN to choose one):\n  ${config.adminToken}\n`,
+    );
   }
 
   const cluster = await resolveCluster({ logger, env: process.env });

@@ -54,12 +54,18 @@ export class AvroCodec {
     for (const schema of schemas) {
       let id: number;
       try {
-        ({ id } = await registry.register({ type: SchemaType.AVRO, schema: schema.text }, { subject: schema.fullName }));
+        ({ id } = await registry.register(
+          { type: SchemaType.AVRO, schema: schema.text },
+          { subject: schema.fullName },
+        ));
       } catch (err) {
         throw toRegistryError(err, `registering ${schema.fullName}`);
       }
       this.byName.set(schema.fullName, { id, type: schema.type });
-      this.byWriterId.set(id, Promise.resolve({ fullName: schema.fullName, type: schema.type, resolver: undefined }));
+      this.byWriterId.set(
+        id,
+        Promise.resolve({ fullName: schema.fullName, type: schema.type, resolver: undefined }),
+      );
       logger.debug({ subject: schema.fullName, schemaId: id }, 'schema registered');
     }
   }
@@ -76,7 +82,9 @@ export class AvroCodec {
     try {
       return frame(entry.id, entry.type.toBuffer(value));
     } catch (err) {
-      throw new UnencodableRecordError(`${fullName}: ${describeInvalid(entry.type, value) ?? errorMessage(err)}`);
+      throw new UnencodableRecordError(
+        `${fullName}: ${describeInvalid(entry.type, value) ?? errorMessage(err)}`,
+      );
     }
   }
 
@@ -87,7 +95,9 @@ export class AvroCodec {
       const value = reader.type.fromBuffer(body, reader.resolver) as Record<string, unknown>;
       return { name: reader.fullName, value, writerSchemaId: schemaId };
     } catch (err) {
-      throw new UndecodableRecordError(`corrupt ${reader.fullName} record (schema id ${schemaId}): ${errorMessage(err)}`);
+      throw new UndecodableRecordError(
+        `corrupt ${reader.fullName} record (schema id ${schemaId}): ${errorMessage(err)}`,
+      );
     }
   }
 
@@ -112,7 +122,9 @@ export class AvroCodec {
     const fullName = writer.name;
     const reader = fullName ? this.byName.get(fullName) : undefined;
     if (!fullName || !reader) {
-      throw new UndecodableRecordError(`schema id ${schemaId} is ${fullName ?? 'unnamed'}, which this process cannot read`);
+      throw new UndecodableRecordError(
+        `schema id ${schemaId} is ${fullName ?? 'unnamed'}, which this process cannot read`,
+      );
     }
     try {
       return { fullName, type: reader.type, resolver: reader.type.createResolver(writer) };
@@ -134,7 +146,11 @@ function describeInvalid(type: avro.Type, value: unknown): string | undefined {
 function toRegistryError(err: unknown, what: string): Error {
   const status = typeof err === 'object' && err !== null && 'status' in err ? Number(err.status) : undefined;
   if (status !== undefined && status >= 400 && status < 500 && status !== 408 && status !== 429) {
-    return new UndecodableRecordError(`schema registry refused ${what} (HTTP ${status}): ${errorMessage(err)}`);
+    return new UndecodableRecordError(
+      `schema registry refused ${what} (HTTP ${status}): ${errorMessage(err)}`,
+    );
   }
-  return new RegistryUnavailableError(`schema registry unavailable while ${what}: ${errorMessage(err)}`, { cause: err });
+  return new RegistryUnavailableError(`schema registry unavailable while ${what}: ${errorMessage(err)}`, {
+    cause: err,
+  });
 }

@@ -4,7 +4,10 @@ import * as avro from 'avsc';
 
 /** Where the `.avsc` files live, both from sources (tsx, jest) and from the build (`dist/src/...`). */
 export function defaultSchemaDir(): string {
-  for (const candidate of [path.resolve(__dirname, '../../schemas'), path.resolve(__dirname, '../../../schemas')]) {
+  for (const candidate of [
+    path.resolve(__dirname, '../../schemas'),
+    path.resolve(__dirname, '../../../schemas'),
+  ]) {
     try {
       readdirSync(candidate);
       return candidate;

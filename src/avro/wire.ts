@@ -14,11 +14,15 @@ export function frame(schemaId: number, body: Buffer): Buffer {
 
 export function unframe(bytes: Buffer): { schemaId: number; body: Buffer } {
   if (bytes.length < WIRE_HEADER_BYTES) {
-    throw new UndecodableRecordError(`record of ${bytes.length} bytes is shorter than the wire-format header`);
+    throw new UndecodableRecordError(
+      `record of ${bytes.length} bytes is shorter than the wire-format header`,
+    );
   }
   const magic = bytes.readUInt8(0);
   if (magic !== MAGIC_BYTE) {
-    throw new UndecodableRecordError(`unknown magic byte ${magic} (expected ${MAGIC_BYTE}, Confluent wire format)`);
+    throw new UndecodableRecordError(
+      `unknown magic byte ${magic} (expected ${MAGIC_BYTE}, Confluent wire format)`,
+    );
   }
   return { schemaId: bytes.readInt32BE(1), body: bytes.subarray(WIRE_HEADER_BYTES) };
 }

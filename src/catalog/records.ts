@@ -56,7 +56,10 @@ export function destinationFromRecord(record: AvroRecord): Destination {
     url: w.url as string,
     headers: { ...(w.headers as Record<string, string>) },
     ...(typeof w.disabledAt === 'number' && {
-      disabled: { at: new Date(w.disabledAt).toISOString(), reason: (w.disabledReason as string | null) ?? 'disabled' },
+      disabled: {
+        at: new Date(w.disabledAt).toISOString(),
+        reason: (w.disabledReason as string | null) ?? 'disabled',
+      },
     }),
   }));
   return {

@@ -125,7 +125,11 @@ export class CatalogService {
       const destination: Destination = {
         ...current,
         ...definedFields(fields),
-        settings: settingsOf(settingsPatch?.webhooks ?? current.settings.webhooks, secret, settingsPatch?.webhooks === undefined),
+        settings: settingsOf(
+          settingsPatch?.webhooks ?? current.settings.webhooks,
+          secret,
+          settingsPatch?.webhooks === undefined,
+        ),
         updatedAt: this.now(),
       };
       await this.writer.put({ kind: 'destination', value: destination });
@@ -144,10 +148,19 @@ export class CatalogService {
       const index = current?.settings.webhooks.findIndex((w) => w.url === url && !w.disabled) ?? -1;
       if (!current || index === -1) return undefined;
       const now = this.now();
-      const webhooks = current.settings.webhooks.map((w, i) => (i === index ? { ...w, disabled: { at: now, reason } } : w));
-      const destination: Destination = { ...current, settings: { ...current.settings, webhooks }, updatedAt: now };
+      const webhooks = current.settings.webhooks.map((w, i) =>
+        i === index ? { ...w, disabled: { at: now, reason } } : w,
+      );
+      const destination: Destination = {
+        ...current,
+        settings: { ...current.settings, webhooks },
+        updatedAt: now,
+      };
       await this.writer.put({ kind: 'destination', value: destination });
-      this.logger.warn({ destinationId: id, sourceId: current.sourceId, urlIndex: index, reason }, 'webhook URL disabled');
+      this.logger.warn(
+        { destinationId: id, sourceId: current.sourceId, urlIndex: index, reason },
+        'webhook URL disabled',
+      );
       return destination;
     });
   }

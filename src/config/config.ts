@@ -27,7 +27,10 @@ const schema = z.object({
           .filter(Boolean);
         const bad = roles.find((r) => !(ROLES as readonly string[]).includes(r));
         if (roles.length === 0 || bad !== undefined) {
-          ctx.addIssue({ code: 'custom', message: `expected a comma-separated subset of ${ROLES.join(',')}` });
+          ctx.addIssue({
+            code: 'custom',
+            message: `expected a comma-separated subset of ${ROLES.join(',')}`,
+          });
           return z.NEVER;
         }
         return [...new Set(roles)] as Role[];
@@ -118,7 +121,9 @@ export interface Config {
     brokers: string[] | undefined;
     clientId: string;
     ssl: boolean;
-    sasl: { mechanism: 'plain' | 'scram-sha-256' | 'scram-sha-512'; username: string; password: string } | undefined;
+    sasl:
+      | { mechanism: 'plain' | 'scram-sha-256' | 'scram-sha-512'; username: string; password: string }
+      | undefined;
     ackTimeoutMs: number;
     sessionTimeoutMs: number;
   };
@@ -151,7 +156,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(missing, 'set KAFKA_BROKERS and SCHEMA_REGISTRY_URL together, or neither');
   }
   if (c.KAFKA_SASL_MECHANISM && (!c.KAFKA_SASL_USERNAME || !c.KAFKA_SASL_PASSWORD)) {
-    throw new ConfigError('KAFKA_SASL_USERNAME', 'KAFKA_SASL_MECHANISM needs KAFKA_SASL_USERNAME and KAFKA_SASL_PASSWORD');
+    throw new ConfigError(
+      'KAFKA_SASL_USERNAME',
+      'KAFKA_SASL_MECHANISM needs KAFKA_SASL_USERNAME and KAFKA_SASL_PASSWORD',
+    );
   }
   return {
     http: { port: c.HOOKLINE_HTTP_PORT, host: c.HOOKLINE_HTTP_HOST },
@@ -163,12 +171,20 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       clientId: c.KAFKA_CLIENT_ID,
       ssl: c.KAFKA_SSL,
       sasl: c.KAFKA_SASL_MECHANISM
-        ? { mechanism: c.KAFKA_SASL_MECHANISM, username: c.KAFKA_SASL_USERNAME!, password: c.KAFKA_SASL_PASSWORD! }
+        ? {
+            mechanism: c.KAFKA_SASL_MECHANISM,
+            username: c.KAFKA_SASL_USERNAME!,
+            password: c.KAFKA_SASL_PASSWORD!,
+          }
         : undefined,
       ackTimeoutMs: c.HOOKLINE_KAFKA_ACK_TIMEOUT,
       sessionTimeoutMs: c.HOOKLINE_KAFKA_SESSION_TIMEOUT,
     },
-    registry: { url: c.SCHEMA_REGISTRY_URL, username: c.SCHEMA_REGISTRY_USERNAME, password: c.SCHEMA_REGISTRY_PASSWORD },
+    registry: {
+      url: c.SCHEMA_REGISTRY_URL,
+      username: c.SCHEMA_REGISTRY_USERNAME,
+      password: c.SCHEMA_REGISTRY_PASSWORD,
+    },
     topics: {
       prefix: c.HOOKLINE_TOPIC_PREFIX,
       create: c.HOOKLINE_CREATE_TOPICS,

@@ -35,7 +35,9 @@ export const envBrokers = () =>
         .split(',')
         .map((b) => b.trim())
         .filter(Boolean);
-      const bad = brokers.find((b) => !/^[A-Za-z0-9.-]+:\d{1,5}$/.test(b) && !/^\[[0-9a-fA-F:]+\]:\d{1,5}$/.test(b));
+      const bad = brokers.find(
+        (b) => !/^[A-Za-z0-9.-]+:\d{1,5}$/.test(b) && !/^\[[0-9a-fA-F:]+\]:\d{1,5}$/.test(b),
+      );
       if (brokers.length === 0 || bad !== undefined) {
         ctx.addIssue({
           code: 'custom',
@@ -76,7 +78,10 @@ export const envDurationMs = () =>
     z.string().transform((value, ctx) => {
       const ms = parseDurationMs(value);
       if (ms === undefined) {
-        ctx.addIssue({ code: 'custom', message: `expected a duration such as 500ms, 10s, 5m, 4h; got '${value}'` });
+        ctx.addIssue({
+          code: 'custom',
+          message: `expected a duration such as 500ms, 10s, 5m, 4h; got '${value}'`,
+        });
         return z.NEVER;
       }
       return ms;

@@ -56,7 +56,8 @@ export function registerDeletionRoutes(options: DeletionRoutesOptions): void {
     const { userId } = parsed.data;
     const sourceIds = parsed.data.sourceIds ?? catalog.sources().map((s) => s.id);
     const unknown = sourceIds.filter((id) => !catalog.source(id));
-    if (unknown.length > 0) throw new HttpError(422, 'unknown_source', `unknown source id(s): ${unknown.join(', ')}`);
+    if (unknown.length > 0)
+      throw new HttpError(422, 'unknown_source', `unknown source id(s): ${unknown.join(', ')}`);
 
     const now = new Date(clock.now()).toISOString();
     const requestId = `del_${randomUUID()}`;

@@ -72,12 +72,15 @@ export class Dispatcher {
   private start(destinationId: string, lane: Lane, item: Queued): void {
     lane.active++;
     lane.activeKeys.set(item.key, (lane.activeKeys.get(item.key) ?? 0) + 1);
-    this.options.run(item.task).then(item.resolve, item.reject).finally(() => {
-      lane.active--;
-      const n = lane.activeKeys.get(item.key)! - 1;
-      if (n === 0) lane.activeKeys.delete(item.key);
-      else lane.activeKeys.set(item.key, n);
-      this.pump(destinationId, lane);
-    });
+    this.options
+      .run(item.task)
+      .then(item.resolve, item.reject)
+      .finally(() => {
+        lane.active--;
+        const n = lane.activeKeys.get(item.key)! - 1;
+        if (n === 0) lane.activeKeys.delete(item.key);
+        else lane.activeKeys.set(item.key, n);
+        this.pump(destinationId, lane);
+      });
   }
 }

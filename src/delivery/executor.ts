@@ -64,7 +64,12 @@ export class DeliveryExecutor {
         payload: task.payload,
         clock,
         logger: this.options.logger,
-        logFields: { messageId: task.messageId, sourceId: task.sourceId, destinationId: task.destinationId, attempt: task.attempts + 1 },
+        logFields: {
+          messageId: task.messageId,
+          sourceId: task.sourceId,
+          destinationId: task.destinationId,
+          attempt: task.attempts + 1,
+        },
       });
     } finally {
       metrics.inFlight.dec();
@@ -72,7 +77,8 @@ export class DeliveryExecutor {
     for (const a of outcome.attempts) {
       metrics.attempts.inc({ destination_id: task.destinationId, result: a.result });
       metrics.attemptSeconds.observe({ destination_id: task.destinationId }, a.durationMs / 1_000);
-      if (a.status === 410) await this.urlGone(task.destinationId, destination.settings.webhooks[a.urlIndex]!.url);
+      if (a.status === 410)
+        await this.urlGone(task.destinationId, destination.settings.webhooks[a.urlIndex]!.url);
     }
 
     const attempted = recordAttempt(task, outcome, startedAtMs, clock.now() - startedAtMs);
@@ -80,9 +86,11 @@ export class DeliveryExecutor {
     await this.handOff(attempted, handoff, outcome.attempts, startedAtMs);
 
     metrics.deliveries.inc({ destination_id: task.destinationId, outcome: handoff.outcome });
-    if (handoff.outcome === 'delivered') metrics.endToEndSeconds.observe((clock.now() - task.receivedAtMs) / 1_000);
+    if (handoff.outcome === 'delivered')
+      metrics.endToEndSeconds.observe((clock.now() - task.receivedAtMs) / 1_000);
     if (handoff.outcome === 'dead_lettered') metrics.deadLettered.inc({ reason: handoff.reason });
-    if (handoff.outcome === 'retry_scheduled') metrics.retriesScheduled.inc({ tier: formatDelay(handoff.tierDelayMs) });
+    if (handoff.outcome === 'retry_scheduled')
+      metrics.retriesScheduled.inc({ tier: formatDelay(handoff.tierDelayMs) });
   };
 
   /**
@@ -115,7 +123,10 @@ export class DeliveryExecutor {
       this.options.metrics.urlsDisabled.inc({ destination_id: destinationId });
     } catch (err) {
       this.gone.delete(key); // the next 410 tries again
-      this.options.logger.error({ err: (err as Error).message, destinationId }, 'could not disable a webhook URL that answered 410');
+      this.options.logger.error(
+        { err: (err as Error).message, destinationId },
+        'could not disable a webhook URL that answered 410',
+      );
     }
   }
 
@@ -133,11 +144,19 @@ export class DeliveryExecutor {
     return { outcome: 'retry_scheduled', tierDelayMs: decision.delayMs, dueAtMs: decision.dueAtMs };
   }
 
-  private async handOff(task: DeliveryTask, handoff: Handoff, urls: UrlAttempt[], atMs: number): Promise<void> {
+  private async handOff(
+    task: DeliveryTask,
+    handoff: Handoff,
+    urls: UrlAttempt[],
+    atMs: number,
+  ): Promise<void> {
     const { producer, avro } = this.options;
     const attemptRecord = this.attemptRecord(task, handoff, urls, atMs);
     if (handoff.outcome === 'dead_lettered') {
-      await Promise.all([this.options.deadLetters.task(task, handoff.reason), producer.send([attemptRecord])]);
+      await Promise.all([
+        this.options.deadLetters.task(task, handoff.reason),
+        producer.send([attemptRecord]),
+      ]);
       return;
     }
     const messages: OutgoingMessage[] = [attemptRecord];
@@ -152,7 +171,12 @@ export class DeliveryExecutor {
     await producer.send(messages);
   }
 
-  private attemptRecord(task: DeliveryTask, handoff: Handoff, urls: UrlAttempt[], atMs: number): OutgoingMessage {
+  private attemptRecord(
+    task: DeliveryTask,
+    handoff: Handoff,
+    urls: UrlAttempt[],
+    atMs: number,
+  ): OutgoingMessage {
     const last = task.history[task.history.length - 1]!;
     return {
       topic: this.options.attemptsTopic,
@@ -187,7 +211,12 @@ export class DeliveryExecutor {
 }
 
 /** The task after one more attempt: counters, first-attempt time and history updated. */
-export function recordAttempt(task: DeliveryTask, outcome: DeliveryOutcome, atMs: number, durationMs: number): DeliveryTask {
+export function recordAttempt(
+  task: DeliveryTask,
+  outcome: DeliveryOutcome,
+  atMs: number,
+  durationMs: number,
+): DeliveryTask {
   const last = outcome.attempts[outcome.attempts.length - 1];
   const summary: AttemptSummary = {
     atMs,

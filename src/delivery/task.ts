@@ -4,7 +4,8 @@ import { UndecodableRecordError } from '../errors';
 export const DELIVERY_TASK_RECORD = 'io.hookline.delivery.DeliveryTask';
 
 /** Result of one attempt, as recorded in a task's history. */
-export type AttemptResult = 'success' | 'http_4xx' | 'http_5xx' | 'timeout' | 'connection' | 'tls' | 'deferred';
+export type AttemptResult =
+  'success' | 'http_4xx' | 'http_5xx' | 'timeout' | 'connection' | 'tls' | 'deferred';
 
 export interface AttemptSummary {
   atMs: number;
@@ -81,7 +82,14 @@ interface TaskRecord {
   attempts: number;
   firstAttemptAt: number | null;
   dueAt: number | null;
-  history: { at: number; durationMs: number; urlIndex: number; status: number | null; result: string; error: string | null }[];
+  history: {
+    at: number;
+    durationMs: number;
+    urlIndex: number;
+    status: number | null;
+    result: string;
+    error: string | null;
+  }[];
   deadLetterReason: string | null;
   deadLetteredAt: number | null;
 }

@@ -21,11 +21,18 @@ export interface DeliveryWorker {
  * destination lanes to the executor. Offsets are committed in order once each task was
  * delivered or durably handed to a delay or dead-letter topic.
  */
-export async function startDeliveryWorker(options: { context: AppContext; producer: BatchingProducer }): Promise<DeliveryWorker> {
+export async function startDeliveryWorker(options: {
+  context: AppContext;
+  producer: BatchingProducer;
+}): Promise<DeliveryWorker> {
   const { context, producer } = options;
   const { config, avro, topics, clock } = context;
   const logger = context.logger.child({ component: 'worker' });
-  const client = createWebhookClient({ timeoutMs: config.delivery.timeoutMs, maxSocketsPerOrigin: config.delivery.destinationConcurrency, logger });
+  const client = createWebhookClient({
+    timeoutMs: config.delivery.timeoutMs,
+    maxSocketsPerOrigin: config.delivery.destinationConcurrency,
+    logger,
+  });
   const deadLetters = new DeadLetterWriter({ producer, avro, topic: topics.dlq, clock });
   const executor = new DeliveryExecutor({
     catalog: context.catalog,
@@ -34,7 +41,8 @@ export async function startDeliveryWorker(options: { context: AppContext; produc
     avro,
     deadLetters,
     retryPolicy: config.retry,
-    disableWebhook: (destinationId, url, reason) => context.catalogService.disableWebhook(destinationId, url, reason),
+    disableWebhook: (destinationId, url, reason) =>
+      context.catalogService.disableWebhook(destinationId, url, reason),
     topicPrefix: config.topics.prefix,
     attemptsTopic: topics.attempts,
     metrics: createDeliveryMetrics(context.metrics),
@@ -62,7 +70,10 @@ export async function startDeliveryWorker(options: { context: AppContext; produc
         task = await decodeTask(avro, consumed.message.value ?? Buffer.alloc(0));
       } catch (err) {
         if (!(err instanceof UndecodableRecordError)) throw err;
-        logger.warn({ offset: consumed.message.offset, reason: err.message }, 'undecodable delivery task dead-lettered');
+        logger.warn(
+          { offset: consumed.message.offset, reason: err.message },
+          'undecodable delivery task dead-lettered',
+        );
         await deadLetters.undecodable(consumed, err.message);
         return;
       }

@@ -12,7 +12,12 @@ export class HttpError extends Error {
   }
 }
 
-export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
   const text = JSON.stringify(body);
   res.writeHead(status, {
     'content-type': 'application/json; charset=utf-8',
@@ -34,7 +39,11 @@ export function sendText(res: ServerResponse, status: number, text: string, cont
 export async function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > maxBytes) {
-    throw new HttpError(413, 'payload_too_large', `request body of ${declared} bytes exceeds the limit of ${maxBytes} bytes`);
+    throw new HttpError(
+      413,
+      'payload_too_large',
+      `request body of ${declared} bytes exceeds the limit of ${maxBytes} bytes`,
+    );
   }
   const chunks: Buffer[] = [];
   let size = 0;

@@ -26,7 +26,10 @@ export class Router {
   }
 
   /** The matching handler; `methodNotAllowed` when the path exists under another method. */
-  match(method: string, pathname: string): { handler: Handler; params: Record<string, string> } | 'methodNotAllowed' | undefined {
+  match(
+    method: string,
+    pathname: string,
+  ): { handler: Handler; params: Record<string, string> } | 'methodNotAllowed' | undefined {
     const parts = pathname.split('/').filter(Boolean);
     let pathMatched = false;
     for (const route of this.routes) {

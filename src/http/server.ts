@@ -46,14 +46,17 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
     const ready = results.every(([, ok]) => ok);
     sendJson(res, ready ? 200 : 503, { status: ready ? 'ready' : 'not_ready', checks });
   });
-  router.add('GET', '/metrics', async ({ res }) => sendText(res, 200, await metrics.metrics(), metrics.contentType));
+  router.add('GET', '/metrics', async ({ res }) =>
+    sendText(res, 200, await metrics.metrics(), metrics.contentType),
+  );
 
   const server = createServer(async (req, res) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
     const method = req.method ?? 'GET';
     try {
       const match = router.match(method, url.pathname);
-      if (match === undefined) throw new HttpError(404, 'not_found', `no route for ${method} ${url.pathname}`);
+      if (match === undefined)
+        throw new HttpError(404, 'not_found', `no route for ${method} ${url.pathname}`);
       if (match === 'methodNotAllowed') {
         throw new HttpError(405, 'method_not_allowed', `${method} is not allowed on ${url.pathname}`);
       }

@@ -21,10 +21,15 @@ export function writeKeyFrom(headers: IncomingHttpHeaders, body: JsonObject): st
 /** The enabled source of the key, or a 401 that says what is wrong (never echoing the key). */
 export function authenticateSource(catalog: CatalogView, writeKey: string | undefined): Source {
   if (!writeKey) {
-    throw new HttpError(401, 'missing_write_key', 'send the write key as HTTP Basic user name or as "writeKey" in the body');
+    throw new HttpError(
+      401,
+      'missing_write_key',
+      'send the write key as HTTP Basic user name or as "writeKey" in the body',
+    );
   }
   const source = catalog.sourceByWriteKey(writeKey);
   if (!source) throw new HttpError(401, 'invalid_write_key', 'the write key does not belong to any source');
-  if (!source.enabled) throw new HttpError(401, 'source_disabled', 'the source of this write key is disabled');
+  if (!source.enabled)
+    throw new HttpError(401, 'source_disabled', 'the source of this write key is disabled');
   return source;
 }

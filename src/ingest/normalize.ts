@@ -1,4 +1,10 @@
-import { isJsonObject, isLosslessNumber, jsonByteLength, type JsonObject, type JsonValue } from '../events/json';
+import {
+  isJsonObject,
+  isLosslessNumber,
+  jsonByteLength,
+  type JsonObject,
+  type JsonValue,
+} from '../events/json';
 import { TRACKING_TYPES, type TrackingEvent, type TrackingType } from '../events/types';
 import type { Rejection, RejectionCode } from './rejection';
 import { correctedTimestampMs, parseClientTimestamp } from './timestamps';
@@ -62,9 +68,14 @@ function normalizeOrThrow(raw: JsonValue, options: NormalizeOptions): TrackingEv
     throw new Reject('missing_identity', 'event needs a userId or an anonymousId');
   }
 
-  const originalTimestampMs = optionalTimestamp(raw, 'timestamp') ?? optionalTimestamp(raw, 'originalTimestamp');
+  const originalTimestampMs =
+    optionalTimestamp(raw, 'timestamp') ?? optionalTimestamp(raw, 'originalTimestamp');
   const sentAtMs = optionalTimestamp(raw, 'sentAt') ?? timestampValue('sentAt', options.defaults.sentAt);
-  const timestampMs = correctedTimestampMs({ receivedAtMs: options.receivedAtMs, sentAtMs, originalTimestampMs });
+  const timestampMs = correctedTimestampMs({
+    receivedAtMs: options.receivedAtMs,
+    sentAtMs,
+    originalTimestampMs,
+  });
 
   const context = merge(options.defaults.context, optionalObject(raw, 'context'));
   const integrations = merge(options.defaults.integrations, optionalObject(raw, 'integrations'));
@@ -114,7 +125,8 @@ function normalizeOrThrow(raw: JsonValue, options: NormalizeOptions): TrackingEv
 }
 
 function readType(value: JsonValue | undefined): TrackingType {
-  if (typeof value === 'string' && (TRACKING_TYPES as readonly string[]).includes(value)) return value as TrackingType;
+  if (typeof value === 'string' && (TRACKING_TYPES as readonly string[]).includes(value))
+    return value as TrackingType;
   throw new Reject('unknown_type', `"type" must be one of ${TRACKING_TYPES.join(', ')}`);
 }
 
@@ -149,7 +161,10 @@ function timestampValue(key: string, value: JsonValue | undefined): number | und
   if (value === undefined || value === null || value === '') return undefined;
   const ms = typeof value === 'string' ? parseClientTimestamp(value) : undefined;
   if (ms === undefined) {
-    throw new Reject('invalid_timestamp', `"${key}" is not an ISO 8601 timestamp: ${JSON.stringify(String(value)).slice(0, 80)}`);
+    throw new Reject(
+      'invalid_timestamp',
+      `"${key}" is not an ISO 8601 timestamp: ${JSON.stringify(String(value)).slice(0, 80)}`,
+    );
   }
   return ms;
 }

@@ -21,12 +21,20 @@ export async function readTrackingBody(req: IncomingMessage): Promise<JsonObject
       body = await gunzipAsync(body, { maxOutputLength: MAX_REQUEST_BYTES });
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') {
-        throw new HttpError(413, 'payload_too_large', `decompressed body exceeds the limit of ${MAX_REQUEST_BYTES} bytes`);
+        throw new HttpError(
+          413,
+          'payload_too_large',
+          `decompressed body exceeds the limit of ${MAX_REQUEST_BYTES} bytes`,
+        );
       }
       throw new HttpError(400, 'invalid_encoding', 'body is not valid gzip');
     }
   } else if (encoding !== '' && encoding !== 'identity') {
-    throw new HttpError(415, 'unsupported_encoding', `Content-Encoding ${encoding} is not supported (use gzip or none)`);
+    throw new HttpError(
+      415,
+      'unsupported_encoding',
+      `Content-Encoding ${encoding} is not supported (use gzip or none)`,
+    );
   }
   let value;
   try {

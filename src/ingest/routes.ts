@@ -67,7 +67,11 @@ async function handle(ctx: RouteContext, options: TrackingRoutesOptions, pathTyp
   }
 }
 
-async function accept(ctx: RouteContext, options: TrackingRoutesOptions, pathType: TrackingType | undefined): Promise<number> {
+async function accept(
+  ctx: RouteContext,
+  options: TrackingRoutesOptions,
+  pathType: TrackingType | undefined,
+): Promise<number> {
   const { catalog, publisher, metrics, clock } = options;
   const body = await readTrackingBody(ctx.req);
   const source = authenticateSource(catalog, writeKeyFrom(ctx.req.headers, body));
@@ -78,9 +82,14 @@ async function accept(ctx: RouteContext, options: TrackingRoutesOptions, pathTyp
   if (pathType) {
     items = [body];
   } else {
-    if (!Array.isArray(body.batch)) throw new HttpError(400, 'invalid_batch', '"batch" must be an array of events');
+    if (!Array.isArray(body.batch))
+      throw new HttpError(400, 'invalid_batch', '"batch" must be an array of events');
     if (body.batch.length > MAX_BATCH_EVENTS) {
-      throw new HttpError(400, 'batch_too_large', `a batch holds at most ${MAX_BATCH_EVENTS} events; got ${body.batch.length}`);
+      throw new HttpError(
+        400,
+        'batch_too_large',
+        `a batch holds at most ${MAX_BATCH_EVENTS} events; got ${body.batch.length}`,
+      );
     }
     items = body.batch;
     defaults = {
@@ -94,13 +103,27 @@ async function accept(ctx: RouteContext, options: TrackingRoutesOptions, pathTyp
   const accepted: TrackingEvent[] = [];
   const rejected: RejectedEvent[] = [];
   items.forEach((raw, index) => {
-    const result = normalizeEvent(raw, { sourceId: source.id, receivedAtMs, pathType, defaults, newMessageId });
+    const result = normalizeEvent(raw, {
+      sourceId: source.id,
+      receivedAtMs,
+      pathType,
+      defaults,
+      newMessageId,
+    });
     if (result.ok) {
       accepted.push(result.event);
       return;
     }
     const messageId = isJsonObject(raw) && typeof raw.messageId === 'string' ? raw.messageId : undefined;
-    rejected.push({ sourceId: source.id, receivedAtMs, path: ctx.url.pathname, index, messageId, rejection: result.rejection, payload: raw });
+    rejected.push({
+      sourceId: source.id,
+      receivedAtMs,
+      path: ctx.url.pathname,
+      index,
+      messageId,
+      rejection: result.rejection,
+      payload: raw,
+    });
   });
 
   await publisher.publish(accepted, rejected);
@@ -109,7 +132,13 @@ async function accept(ctx: RouteContext, options: TrackingRoutesOptions, pathTyp
   for (const r of rejected) metrics.events.inc({ type: typeOf(r.payload, pathType), outcome: 'rejected' });
   if (rejected.length > 0) {
     options.logger.info(
-      { sourceId: source.id, route: ctx.url.pathname, accepted: accepted.length, rejected: rejected.length, codes: [...new Set(rejected.map((r) => r.rejection.code))] },
+      {
+        sourceId: source.id,
+        route: ctx.url.pathname,
+        accepted: accepted.length,
+        rejected: rejected.length,
+        codes: [...new Set(rejected.map((r) => r.rejection.code))],
+      },
       'events rejected at ingest',
     );
   }
@@ -137,5 +166,7 @@ function objectOrUndefined(value: JsonValue | undefined, key: string): JsonObjec
 function typeOf(raw: JsonValue, pathType: TrackingType | undefined): string {
   if (pathType) return pathType;
   const type = isJsonObject(raw) ? raw.type : undefined;
-  return typeof type === 'string' && ['identify', 'track', 'page', 'screen', 'group', 'alias'].includes(type) ? type : 'unknown';
+  return typeof type === 'string' && ['identify', 'track', 'page', 'screen', 'group', 'alias'].includes(type)
+    ? type
+    : 'unknown';
 }

@@ -73,7 +73,10 @@ export class BatchingProducer {
     if (this.queue.length === 0) return;
     const batch: Pending[] = [];
     let bytes = 0;
-    while (this.queue.length > 0 && (batch.length === 0 || bytes + this.queue[0]!.bytes <= this.maxBatchBytes)) {
+    while (
+      this.queue.length > 0 &&
+      (batch.length === 0 || bytes + this.queue[0]!.bytes <= this.maxBatchBytes)
+    ) {
       const next = this.queue.shift()!;
       bytes += next.bytes;
       batch.push(next);

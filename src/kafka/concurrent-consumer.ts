@@ -103,7 +103,14 @@ export class ConcurrentConsumer {
     this.commitTimer = setInterval(() => void this.commit(), this.options.commitIntervalMs ?? 500);
   }
 
-  private async onBatch({ batch, resolveOffset, heartbeat, isRunning, isStale, pause }: EachBatchPayload): Promise<void> {
+  private async onBatch({
+    batch,
+    resolveOffset,
+    heartbeat,
+    isRunning,
+    isStale,
+    pause,
+  }: EachBatchPayload): Promise<void> {
     const key = `${batch.topic}:${batch.partition}`;
     let tracker = this.partitions.get(key);
     if (!tracker) this.partitions.set(key, (tracker = new PartitionOffsets()));
@@ -158,7 +165,13 @@ export class ConcurrentConsumer {
         }
         const waitMs = RETRY_BACKOFF_MS[Math.min(attempt, RETRY_BACKOFF_MS.length - 1)]!;
         this.options.logger.error(
-          { err: errorMessage(err), topic: message.topic, partition: message.partition, offset, retryInMs: waitMs },
+          {
+            err: errorMessage(err),
+            topic: message.topic,
+            partition: message.partition,
+            offset,
+            retryInMs: waitMs,
+          },
           'message handler failed; retrying',
         );
         await delay(waitMs);
@@ -192,12 +205,18 @@ export class ConcurrentConsumer {
           this.partitions.get(key)?.markCommitted(Number(o.offset));
           const hw = this.highWatermarks.get(key);
           if (hw !== undefined) {
-            this.lag.set({ group: this.options.groupId, topic: o.topic, partition: String(o.partition) }, Math.max(0, hw - Number(o.offset)));
+            this.lag.set(
+              { group: this.options.groupId, topic: o.topic, partition: String(o.partition) },
+              Math.max(0, hw - Number(o.offset)),
+            );
           }
         }
       } catch (err) {
         // A rebalance in progress, typically; the next commit carries the same offsets.
-        this.options.logger.warn({ err: errorMessage(err), groupId: this.options.groupId }, 'offset commit failed');
+        this.options.logger.warn(
+          { err: errorMessage(err), groupId: this.options.groupId },
+          'offset commit failed',
+        );
       }
     });
     return this.committing;
@@ -212,7 +231,10 @@ export class ConcurrentConsumer {
     this.resumeTimers.clear();
     this.consumer.pause(this.options.topics.map((topic) => ({ topic })));
     if (this.inFlight > 0) {
-      await Promise.race([new Promise<void>((r) => this.drainWaiters.push(r)), delay(this.options.drainTimeoutMs ?? 15_000)]);
+      await Promise.race([
+        new Promise<void>((r) => this.drainWaiters.push(r)),
+        delay(this.options.drainTimeoutMs ?? 15_000),
+      ]);
     }
     clearInterval(this.commitTimer);
     await this.commit();

@@ -14,7 +14,8 @@ export class PartitionOffsets {
   private lastTracked: number | undefined;
 
   track(offset: number): void {
-    if (this.has(offset)) throw new Error(`offset ${offset} tracked out of order (after ${this.lastTracked})`);
+    if (this.has(offset))
+      throw new Error(`offset ${offset} tracked out of order (after ${this.lastTracked})`);
     this.lastTracked = offset;
     const entry = { offset, done: false };
     this.window.push(entry);

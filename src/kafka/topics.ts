@@ -145,13 +145,17 @@ async function waitForLeaders(admin: Admin, topics: string[], timeoutMs: number)
   for (;;) {
     try {
       const { topics: metadata } = await admin.fetchTopicMetadata({ topics });
-      if (metadata.length === topics.length && metadata.every((t) => t.partitions.length > 0 && t.partitions.every((p) => p.leader >= 0))) {
+      if (
+        metadata.length === topics.length &&
+        metadata.every((t) => t.partitions.length > 0 && t.partitions.every((p) => p.leader >= 0))
+      ) {
         return;
       }
     } catch (err) {
       if (Date.now() > deadline) throw err;
     }
-    if (Date.now() > deadline) throw new Error(`topics have no leader after ${timeoutMs} ms: ${topics.join(', ')}`);
+    if (Date.now() > deadline)
+      throw new Error(`topics have no leader after ${timeoutMs} ms: ${topics.join(', ')}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }

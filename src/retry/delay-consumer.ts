@@ -49,12 +49,18 @@ export async function startDelayConsumer(options: DelayConsumerOptions): Promise
         task = await decodeTask(avro, consumed.message.value ?? Buffer.alloc(0));
       } catch (err) {
         if (!(err instanceof UndecodableRecordError)) throw err;
-        logger.warn({ topic: consumed.topic, offset: consumed.message.offset, reason: err.message }, 'undecodable retry dead-lettered');
+        logger.warn(
+          { topic: consumed.topic, offset: consumed.message.offset, reason: err.message },
+          'undecodable retry dead-lettered',
+        );
         await deadLetters.undecodable(consumed, err.message);
         return;
       }
       const dueAtMs = task.dueAtMs ?? dueAtOf(consumed.message) ?? clock.now();
-      lateness.observe({ tier: consumed.topic.slice(prefix.length) }, Math.max(0, clock.now() - dueAtMs) / 1_000);
+      lateness.observe(
+        { tier: consumed.topic.slice(prefix.length) },
+        Math.max(0, clock.now() - dueAtMs) / 1_000,
+      );
       await dispatcher.submit(task);
     },
   });

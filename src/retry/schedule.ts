@@ -75,6 +75,7 @@ export function retryTopic(prefix: string, delayMs: number): string {
 export function scheduleProblem(scheduleMs: readonly number[]): string | undefined {
   if (scheduleMs.length === 0) return 'the schedule needs at least one delay';
   if (scheduleMs.some((d) => !(d > 0))) return 'delays must be positive';
-  if (scheduleMs.some((d, i) => i > 0 && d <= scheduleMs[i - 1]!)) return 'delays must be strictly increasing';
+  if (scheduleMs.some((d, i) => i > 0 && d <= scheduleMs[i - 1]!))
+    return 'delays must be strictly increasing';
   return undefined;
 }

@@ -15,7 +15,10 @@ export interface RouterRole {
  * The router role: a consumer group on `hookline.events` that turns each event into delivery
  * tasks. An event's offset is committed once its tasks are on Kafka.
  */
-export async function startRouter(options: { context: AppContext; producer: BatchingProducer }): Promise<RouterRole> {
+export async function startRouter(options: {
+  context: AppContext;
+  producer: BatchingProducer;
+}): Promise<RouterRole> {
   const { context, producer } = options;
   const { config, topics, clock } = context;
   const logger = context.logger.child({ component: 'router' });
@@ -25,7 +28,11 @@ export async function startRouter(options: { context: AppContext; producer: Batc
     avro: context.avro,
     producer,
     deadLetters: new DeadLetterWriter({ producer, avro: context.avro, topic: topics.dlq, clock }),
-    dedupe: new DedupeWindow({ windowMs: config.routing.dedupeWindowMs, maxEntries: config.routing.dedupeMaxEntries, clock }),
+    dedupe: new DedupeWindow({
+      windowMs: config.routing.dedupeWindowMs,
+      maxEntries: config.routing.dedupeMaxEntries,
+      clock,
+    }),
     deliveriesTopic: topics.deliveries,
     metrics: createRouterMetrics(context.metrics),
     clock,

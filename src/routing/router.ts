@@ -44,7 +44,12 @@ export class EventRouter {
     } catch (err) {
       if (!(err instanceof UndecodableRecordError)) throw err; // registry down: retried
       this.options.logger.warn(
-        { topic: consumed.topic, partition: consumed.partition, offset: consumed.message.offset, reason: err.message },
+        {
+          topic: consumed.topic,
+          partition: consumed.partition,
+          offset: consumed.message.offset,
+          reason: err.message,
+        },
         'undecodable event dead-lettered',
       );
       await this.options.deadLetters.undecodable(consumed, err.message);
@@ -62,7 +67,8 @@ export class EventRouter {
       return 0;
     }
     let destinations = destinationsFor(event, catalog.destinationsOfSource(event.sourceId));
-    if (onlyDestinationId !== undefined) destinations = destinations.filter((d) => d.id === onlyDestinationId);
+    if (onlyDestinationId !== undefined)
+      destinations = destinations.filter((d) => d.id === onlyDestinationId);
     if (destinations.length > 0) {
       const payload = serialisePayload(event);
       const userKey = eventKey(event);
@@ -79,7 +85,11 @@ export class EventRouter {
         history: [],
       }));
       await this.options.producer.send(
-        tasks.map((task) => ({ topic: this.options.deliveriesTopic, key: taskKey(task), value: encodeTask(this.options.avro, task) })),
+        tasks.map((task) => ({
+          topic: this.options.deliveriesTopic,
+          key: taskKey(task),
+          value: encodeTask(this.options.avro, task),
+        })),
       );
       metrics.tasks.inc(tasks.length);
     }

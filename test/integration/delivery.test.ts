@@ -46,15 +46,54 @@ describe('webhook delivery', () => {
     const ts = '2024-05-01T10:00:00.000Z';
     const ctx = { ip: '203.0.113.9', locale: 'fr-FR' };
     const batch = [
-      { type: 'identify', messageId: 'm-identify', userId: 'u1', traits: { name: 'Zoë', big: 12345678901234567890 }, timestamp: ts, context: ctx },
-      { type: 'track', messageId: 'm-track', userId: 'u1', anonymousId: 'a1', event: 'Order Completed', properties: { revenue: 19.9 }, timestamp: ts, context: ctx },
-      { type: 'page', messageId: 'm-page', userId: 'u1', name: 'Home', properties: { path: '/', url: 'https://example.com/' }, timestamp: ts, context: ctx },
-      { type: 'screen', messageId: 'm-screen', userId: 'u1', name: 'Settings', timestamp: ts, context: { device: { model: 'Pixel', type: 'android' } } },
-      { type: 'group', messageId: 'm-group', userId: 'u1', groupId: 'g1', traits: { plan: 'pro' }, timestamp: ts, context: ctx },
+      {
+        type: 'identify',
+        messageId: 'm-identify',
+        userId: 'u1',
+        traits: { name: 'Zoë', big: 'BIG' },
+        timestamp: ts,
+        context: ctx,
+      },
+      {
+        type: 'track',
+        messageId: 'm-track',
+        userId: 'u1',
+        anonymousId: 'a1',
+        event: 'Order Completed',
+        properties: { revenue: 19.9 },
+        timestamp: ts,
+        context: ctx,
+      },
+      {
+        type: 'page',
+        messageId: 'm-page',
+        userId: 'u1',
+        name: 'Home',
+        properties: { path: '/', url: 'https://example.com/' },
+        timestamp: ts,
+        context: ctx,
+      },
+      {
+        type: 'screen',
+        messageId: 'm-screen',
+        userId: 'u1',
+        name: 'Settings',
+        timestamp: ts,
+        context: { device: { model: 'Pixel', type: 'android' } },
+      },
+      {
+        type: 'group',
+        messageId: 'm-group',
+        userId: 'u1',
+        groupId: 'g1',
+        traits: { plan: 'pro' },
+        timestamp: ts,
+        context: ctx,
+      },
       { type: 'alias', messageId: 'm-alias', userId: 'u2', previousId: 'u1', timestamp: ts, context: ctx },
     ];
-    // A literal body so that 12345678901234567890 reaches Hookline exactly as written.
-    const text = JSON.stringify({ batch }).replace('"big":12345678901234567000', '"big":12345678901234567890');
+    // An integer beyond 2^53, written into the body text so it reaches Hookline exactly as written.
+    const text = JSON.stringify({ batch }).replace('"big":"BIG"', '"big":12345678901234567890');
     expect((await sendTracking(t, src.writeKey, '/v1/batch', text)).status).toBe(200);
 
     await eventually(() => r.requests.length >= 6 || undefined, { what: '6 deliveries' });
@@ -86,17 +125,25 @@ describe('webhook delivery', () => {
     const [ra, rb] = [await receiver(), await receiver()];
     await createDestination(t, { sourceId: a.id, webhooks: [{ url: ra.url }] });
     await createDestination(t, { sourceId: b.id, webhooks: [{ url: rb.url }] });
-    const res = await t.admin<{ notifications: { sourceId: string }[] }>('POST', '/api/v1/deletion-requests', {
-      userId: 'user-to-forget',
-      sourceIds: [a.id],
-    });
+    const res = await t.admin<{ notifications: { sourceId: string }[] }>(
+      'POST',
+      '/api/v1/deletion-requests',
+      {
+        userId: 'user-to-forget',
+        sourceIds: [a.id],
+      },
+    );
     expect(res.status).toBe(202);
     expect(res.body.notifications).toEqual([expect.objectContaining({ sourceId: a.id })]);
     await eventually(() => ra.requests.length === 1 || undefined, { what: 'the delete notification' });
     const body = ra.requests[0]!.body.toString('utf8');
-    expect(body).toMatch(/^\{"type":"delete","userId":"user-to-forget","timestamp":"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z"\}$/);
+    expect(body).toMatch(
+      /^\{"type":"delete","userId":"user-to-forget","timestamp":"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z"\}$/,
+    );
     expect(rb.requests).toHaveLength(0);
-    expect((await t.admin('POST', '/api/v1/deletion-requests', { userId: 'x', sourceIds: ['src_nope'] })).status).toBe(422);
+    expect(
+      (await t.admin('POST', '/api/v1/deletion-requests', { userId: 'x', sourceIds: ['src_nope'] })).status,
+    ).toBe(422);
     expect((await t.admin('POST', '/api/v1/deletion-requests', { sourceIds: [a.id] })).status).toBe(400);
   });
 
@@ -111,15 +158,29 @@ describe('webhook delivery', () => {
 
   it('tries URLs in order: the first success wins and later URLs are not called', async () => {
     const src = await freshSource();
-    const [first, second, third] = [await receiver(() => ({ status: 500 })), await receiver(), await receiver()];
-    await createDestination(t, { sourceId: src.id, webhooks: [{ url: first.url }, { url: second.url }, { url: third.url }] });
-    await sendTracking(t, src.writeKey, '/v1/track', { userId: 'u', event: 'Failover', messageId: 'm-failover' });
+    const [first, second, third] = [
+      await receiver(() => ({ status: 500 })),
+      await receiver(),
+      await receiver(),
+    ];
+    await createDestination(t, {
+      sourceId: src.id,
+      webhooks: [{ url: first.url }, { url: second.url }, { url: third.url }],
+    });
+    await sendTracking(t, src.writeKey, '/v1/track', {
+      userId: 'u',
+      event: 'Failover',
+      messageId: 'm-failover',
+    });
     await eventually(() => second.requests.length === 1 || undefined, { what: 'delivery to the second URL' });
     // Give a duplicate or a call to the third URL the chance to show up: wait for the worker to
     // commit the task, which happens only after the delivery completed.
-    await eventually(async () => (await committed(t, `${t.prefix}.worker`, `${t.prefix}.deliveries`)) >= 1 || undefined, {
-      what: 'worker commit',
-    });
+    await eventually(
+      async () => (await committed(t, `${t.prefix}.worker`, `${t.prefix}.deliveries`)) >= 1 || undefined,
+      {
+        what: 'worker commit',
+      },
+    );
     expect(first.requests).toHaveLength(1);
     expect(second.requests).toHaveLength(1);
     expect(third.requests).toHaveLength(0);
@@ -130,18 +191,31 @@ describe('webhook delivery', () => {
     try {
       const src = await createSource(own);
       const failing = [await receiver(() => ({ status: 503 })), await receiver(() => ({ status: 500 }))];
-      const destinationId = await createDestination(own, { sourceId: src.id, webhooks: failing.map((r) => ({ url: r.url })) });
-      await sendTracking(own, src.writeKey, '/v1/track', { userId: 'u', event: 'Doomed', messageId: 'm-doomed' });
+      const destinationId = await createDestination(own, {
+        sourceId: src.id,
+        webhooks: failing.map((r) => ({ url: r.url })),
+      });
+      await sendTracking(own, src.writeKey, '/v1/track', {
+        userId: 'u',
+        event: 'Doomed',
+        messageId: 'm-doomed',
+      });
 
-      const retried = await eventually(() => readAll(own, `${own.prefix}.retry.1h`, 1), { what: 'a task on the delay topic' });
+      const retried = await eventually(() => readAll(own, `${own.prefix}.retry.1h`, 1), {
+        what: 'a task on the delay topic',
+      });
       const task = await decodeTask(own.app.context.avro, retried[0]!);
       expect(task).toMatchObject({ destinationId, messageId: 'm-doomed', attempts: 1 });
       expect(task.history).toHaveLength(1);
       expect(task.history[0]).toMatchObject({ result: 'http_5xx', status: 500, urlIndex: 1 });
       expect(task.dueAtMs! - task.firstAttemptAtMs!).toBeGreaterThanOrEqual(3_600_000);
-      await eventually(async () => (await committed(own, `${own.prefix}.worker`, `${own.prefix}.deliveries`)) >= 1 || undefined, {
-        what: 'worker commit after the hand-off',
-      });
+      await eventually(
+        async () =>
+          (await committed(own, `${own.prefix}.worker`, `${own.prefix}.deliveries`)) >= 1 || undefined,
+        {
+          what: 'worker commit after the hand-off',
+        },
+      );
       expect(failing.map((r) => r.requests.length)).toEqual([1, 1]);
     } finally {
       await own.stop();
@@ -156,7 +230,9 @@ describe('webhook delivery', () => {
     const dlq = await eventually(
       async () => {
         const records = (await readAll(t, `${t.prefix}.dlq`, 1)) ?? [];
-        const tasks = await Promise.all(records.map((v) => decodeTask(t.app.context.avro, v).catch(() => undefined)));
+        const tasks = await Promise.all(
+          records.map((v) => decodeTask(t.app.context.avro, v).catch(() => undefined)),
+        );
         return tasks.find((task) => task?.messageId === 'm-gone');
       },
       { what: 'the task on the dead-letter topic' },
@@ -172,13 +248,21 @@ describe('webhook delivery', () => {
     await sendTracking(t, src.writeKey, '/v1/batch', {
       batch: [
         { type: 'track', userId: 'u', event: 'Off', messageId: 'm-off', integrations: { All: false } },
-        { type: 'track', userId: 'u', event: 'On', messageId: 'm-on', integrations: { All: false, Webhooks: true } },
+        {
+          type: 'track',
+          userId: 'u',
+          event: 'On',
+          messageId: 'm-on',
+          integrations: { All: false, Webhooks: true },
+        },
         { type: 'track', userId: 'u', event: 'Off2', messageId: 'm-off2', integrations: { Webhooks: false } },
         { type: 'track', userId: 'u', event: 'Last', messageId: 'm-last' },
       ],
     });
     // Same user, same partition, routed in order: once m-last arrived, the others were decided.
-    await eventually(() => r.requests.some((q) => q.body.includes('m-last')) || undefined, { what: 'the last event' });
+    await eventually(() => r.requests.some((q) => q.body.includes('m-last')) || undefined, {
+      what: 'the last event',
+    });
     const ids = r.requests.map((q) => JSON.parse(q.body.toString()).messageId as string).sort();
     expect(ids).toEqual(['m-last', 'm-on']);
   });
@@ -190,8 +274,14 @@ describe('webhook delivery', () => {
     const call = { userId: 'dup-user', event: 'Retried', messageId: 'm-dup' };
     await sendTracking(t, src.writeKey, '/v1/track', call);
     await sendTracking(t, src.writeKey, '/v1/track', call);
-    await sendTracking(t, src.writeKey, '/v1/track', { userId: 'dup-user', event: 'After', messageId: 'm-after' });
-    await eventually(() => r.requests.some((q) => q.body.includes('m-after')) || undefined, { what: 'the later event' });
+    await sendTracking(t, src.writeKey, '/v1/track', {
+      userId: 'dup-user',
+      event: 'After',
+      messageId: 'm-after',
+    });
+    await eventually(() => r.requests.some((q) => q.body.includes('m-after')) || undefined, {
+      what: 'the later event',
+    });
     expect(r.requests.filter((q) => q.body.includes('m-dup'))).toHaveLength(1);
   });
 });

@@ -44,29 +44,44 @@ describe('event codec', () => {
     // Idempotent, as Hookline's producers: a retried send must not duplicate records.
     const producer = kafka.producer(producerSettings());
     await producer.connect();
-    await producer.send({ topic, acks: -1, messages: sent.map((e) => ({ key: e.messageId, value: events.encode(e) })) });
+    await producer.send({
+      topic,
+      acks: -1,
+      messages: sent.map((e) => ({ key: e.messageId, value: events.encode(e) })),
+    });
     await producer.disconnect();
 
     const received: unknown[] = [];
     const consumer = kafka.consumer({ groupId: `${prefix}-reader`, maxWaitTimeInMs: 100 });
     await consumer.connect();
     await consumer.subscribe({ topic, fromBeginning: true });
-    await consumer.run({ eachMessage: async ({ message }) => void received.push(await events.decode(message.value!)) });
+    await consumer.run({
+      eachMessage: async ({ message }) => void received.push(await events.decode(message.value!)),
+    });
     try {
       await eventually(() => received.length >= sent.length || undefined, { what: 'every event back' });
     } finally {
       await consumer.disconnect();
     }
-    const byId = (list: unknown[]) => [...list].sort((a, b) => ((a as { messageId: string }).messageId < (b as { messageId: string }).messageId ? -1 : 1));
+    const byId = (list: unknown[]) =>
+      [...list].sort((a, b) =>
+        (a as { messageId: string }).messageId < (b as { messageId: string }).messageId ? -1 : 1,
+      );
     expect(byId(received)).toEqual(byId(sent)); // also: no duplicates
   });
 
   /** Registers a variant of the Track schema under the same subject and encodes with it. */
-  async function writeWithVariant(mutate: (schema: avro.schema.RecordType) => void, value: Record<string, unknown>) {
+  async function writeWithVariant(
+    mutate: (schema: avro.schema.RecordType) => void,
+    value: Record<string, unknown>,
+  ) {
     const track = schemas.find((s) => s.fullName === eventRecordName('track')) as SchemaFile;
     const variant = JSON.parse(track.text) as avro.schema.RecordType;
     mutate(variant);
-    const { id } = await registry.register({ type: SchemaType.AVRO, schema: JSON.stringify(variant) }, { subject: track.fullName });
+    const { id } = await registry.register(
+      { type: SchemaType.AVRO, schema: JSON.stringify(variant) },
+      { subject: track.fullName },
+    );
     return frame(id, avro.Type.forSchema(variant).toBuffer(value));
   }
 
@@ -85,7 +100,7 @@ describe('event codec', () => {
     event: 'Evolved',
   };
 
-  it('decodes a record written with an older schema (a field missing) into today\'s shape', async () => {
+  it("decodes a record written with an older schema (a field missing) into today's shape", async () => {
     // The older writer knew no `properties`.
     const bytes = await writeWithVariant((s) => {
       s.fields = s.fields.filter((f) => f.name !== 'properties');
@@ -101,10 +116,14 @@ describe('event codec', () => {
     });
   });
 
-  it('decodes a record written with a newer schema (an extra field) into today\'s shape', async () => {
+  it("decodes a record written with a newer schema (an extra field) into today's shape", async () => {
     const bytes = await writeWithVariant(
       (s) => {
-        s.fields.push({ name: 'channel', type: 'string', default: 'server' } as avro.schema.RecordType['fields'][number]);
+        s.fields.push({
+          name: 'channel',
+          type: 'string',
+          default: 'server',
+        } as avro.schema.RecordType['fields'][number]);
       },
       { ...base, properties: '{"n":1.0}', channel: 'mobile' },
     );

@@ -32,16 +32,24 @@ describe('retries through delay topics', () => {
 
   it('delivers exactly once after N failures, with growing gaps never shorter than scheduled', async () => {
     const scheduleMs = [400, 800, 1_600];
-    const t = await app({ HOOKLINE_RETRY_SCHEDULE: scheduleMs.map((ms) => `${ms}ms`).join(','), HOOKLINE_RETRY_CUTOFF: '30s' });
+    const t = await app({
+      HOOKLINE_RETRY_SCHEDULE: scheduleMs.map((ms) => `${ms}ms`).join(','),
+      HOOKLINE_RETRY_CUTOFF: '30s',
+    });
     const src = await createSource(t);
     const failures = 3;
     const r = await receiver((_req, index) => ({ status: index < failures ? 503 : 200 }));
     await createDestination(t, { sourceId: src.id, webhooks: [{ url: r.url }] });
     await sendTracking(t, src.writeKey, '/v1/track', { userId: 'u', event: 'Flaky', messageId: 'm-flaky' });
 
-    await eventually(() => r.requests.length === failures + 1 || undefined, { what: 'the successful attempt', timeoutMs: 30_000 });
+    await eventually(() => r.requests.length === failures + 1 || undefined, {
+      what: 'the successful attempt',
+      timeoutMs: 30_000,
+    });
     // Nothing more arrives once delivered: wait until the retry group committed the last attempt.
-    await eventually(async () => (await lag(t, `${t.prefix}.retry`)) === 0 || undefined, { what: 'retry commits' });
+    await eventually(async () => (await lag(t, `${t.prefix}.retry`)) === 0 || undefined, {
+      what: 'retry commits',
+    });
     expect(r.requests).toHaveLength(failures + 1);
     const gaps = r.requests.slice(1).map((q, i) => q.atMs - r.requests[i]!.atMs);
     gaps.forEach((gap, i) => expect(gap).toBeGreaterThanOrEqual(scheduleMs[i]!));
@@ -74,7 +82,11 @@ describe('retries through delay topics', () => {
     const src = await createSource(first);
     const r = await receiver((_req, index) => ({ status: index === 0 ? 503 : 200 }));
     await createDestination(first, { sourceId: src.id, webhooks: [{ url: r.url }] });
-    await sendTracking(first, src.writeKey, '/v1/track', { userId: 'u', event: 'Restart', messageId: 'm-restart' });
+    await sendTracking(first, src.writeKey, '/v1/track', {
+      userId: 'u',
+      event: 'Restart',
+      messageId: 'm-restart',
+    });
     await eventually(() => r.requests.length === 1 || undefined, { what: 'the failed first attempt' });
     const firstAttemptAtMs = r.requests[0]!.atMs;
 
@@ -83,7 +95,10 @@ describe('retries through delay topics', () => {
     apps.splice(apps.indexOf(first), 1);
     await app(env);
 
-    await eventually(() => r.requests.length === 2 || undefined, { what: 'the retry after restart', timeoutMs: 30_000 });
+    await eventually(() => r.requests.length === 2 || undefined, {
+      what: 'the retry after restart',
+      timeoutMs: 30_000,
+    });
     expect(r.requests[1]!.atMs - firstAttemptAtMs).toBeGreaterThanOrEqual(4_000);
   });
 
@@ -92,10 +107,15 @@ describe('retries through delay topics', () => {
     const src = await createSource(t);
     const gone = await receiver(() => ({ status: 410 }));
     const flaky = await receiver((_req, index) => ({ status: index === 0 ? 503 : 200 }));
-    const destinationId = await createDestination(t, { sourceId: src.id, webhooks: [{ url: gone.url }, { url: flaky.url }] });
+    const destinationId = await createDestination(t, {
+      sourceId: src.id,
+      webhooks: [{ url: gone.url }, { url: flaky.url }],
+    });
 
     await sendTracking(t, src.writeKey, '/v1/track', { userId: 'u', event: 'First', messageId: 'm-first' });
-    await eventually(() => flaky.requests.length === 2 || undefined, { what: 'the retry reaching the second URL' });
+    await eventually(() => flaky.requests.length === 2 || undefined, {
+      what: 'the retry reaching the second URL',
+    });
     expect(gone.requests).toHaveLength(1);
 
     const view = await t.admin<{ settings: { webhooks: { url: string; disabled?: { reason: string } }[] } }>(
@@ -122,9 +142,15 @@ describe('retries through delay topics', () => {
     await sendTracking(t, noisy.writeKey, '/v1/batch', {
       batch: Array.from({ length: 200 }, (_, i) => ({ type: 'track', userId: `n${i}`, event: 'Noise' })),
     });
-    await eventually(() => failing.requests.length > 0 || undefined, { what: 'the failing destination busy' });
+    await eventually(() => failing.requests.length > 0 || undefined, {
+      what: 'the failing destination busy',
+    });
     const sentAt = Date.now();
-    await sendTracking(t, src.writeKey, '/v1/track', { userId: 'u', event: 'Important', messageId: 'm-important' });
+    await sendTracking(t, src.writeKey, '/v1/track', {
+      userId: 'u',
+      event: 'Important',
+      messageId: 'm-important',
+    });
     await eventually(() => healthy.requests.length === 1 || undefined, { what: 'the healthy delivery' });
     expect(healthy.requests[0]!.atMs - sentAt).toBeLessThan(2_000);
   });
@@ -135,7 +161,10 @@ async function lag(t: TestApp, groupId: string): Promise<number> {
   const topics = (await admin.listTopics()).filter((name) => name.startsWith(`${t.prefix}.retry.`));
   let total = 0;
   for (const topic of topics) {
-    const [high, committed] = await Promise.all([admin.fetchTopicOffsets(topic), admin.fetchOffsets({ groupId, topics: [topic] })]);
+    const [high, committed] = await Promise.all([
+      admin.fetchTopicOffsets(topic),
+      admin.fetchOffsets({ groupId, topics: [topic] }),
+    ]);
     for (const p of high) {
       const c = committed[0]?.partitions.find((x) => x.partition === p.partition);
       total += Number(p.high) - Math.max(0, Number(c?.offset ?? 0));

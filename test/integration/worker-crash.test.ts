@@ -46,11 +46,19 @@ describe('a worker killed mid-batch', () => {
 
     const total = 400;
     const ids = Array.from({ length: total }, (_, i) => `crash-${i}`);
-    const batch = ids.map((messageId, i) => ({ type: 'track', userId: `user-${i % 37}`, event: 'Crash', messageId }));
+    const batch = ids.map((messageId, i) => ({
+      type: 'track',
+      userId: `user-${i % 37}`,
+      event: 'Crash',
+      messageId,
+    }));
     expect((await sendTracking(t, src.writeKey, '/v1/batch', { batch })).status).toBe(200);
 
     // Kill it while work is in flight: some delivered, most not.
-    await eventually(() => r.requests.length >= 40 || undefined, { what: 'the first deliveries', timeoutMs: 60_000 });
+    await eventually(() => r.requests.length >= 40 || undefined, {
+      what: 'the first deliveries',
+      timeoutMs: 60_000,
+    });
     first.kill('SIGKILL');
     await exited(first);
     const deliveredBeforeKill = r.requests.length;
@@ -58,7 +66,10 @@ describe('a worker killed mid-batch', () => {
 
     children.push(spawnHookline(workerEnv));
     const seen = () => new Set(r.requests.map((q) => JSON.parse(q.body.toString()).messageId as string));
-    await eventually(() => seen().size === total || undefined, { what: `all ${total} events delivered`, timeoutMs: 90_000 });
+    await eventually(() => seen().size === total || undefined, {
+      what: `all ${total} events delivered`,
+      timeoutMs: 90_000,
+    });
     expect([...seen()].sort()).toEqual([...ids].sort());
   });
 });

@@ -10,14 +10,19 @@ export interface TestApp {
   prefix: string;
   baseUrl: string;
   /** Calls the admin API with the test token; returns status and parsed JSON body. */
-  admin<T = Record<string, unknown>>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }>;
+  admin<T = Record<string, unknown>>(
+    method: string,
+    path: string,
+    body?: unknown,
+  ): Promise<{ status: number; body: T }>;
   stop(): Promise<void>;
 }
 
 export function clusterFromEnv() {
   const brokers = process.env.KAFKA_BROKERS;
   const registry = process.env.SCHEMA_REGISTRY_URL;
-  if (!brokers || !registry) throw new Error('KAFKA_BROKERS and SCHEMA_REGISTRY_URL must be set (the jest global setup does it)');
+  if (!brokers || !registry)
+    throw new Error('KAFKA_BROKERS and SCHEMA_REGISTRY_URL must be set (the jest global setup does it)');
   return { kafkaBrokers: brokers.split(','), schemaRegistryUrl: registry };
 }
 

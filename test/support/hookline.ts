@@ -1,9 +1,16 @@
 import type { TestApp } from './app';
 
 /** Creates a source and returns its id and write key. */
-export async function createSource(t: TestApp, name = 'test source'): Promise<{ id: string; writeKey: string }> {
-  const res = await t.admin<{ id: string; writeKey: string }>('POST', '/api/v1/sources', { name, enabled: true });
-  if (res.status !== 201) throw new Error(`creating a source failed: ${res.status} ${JSON.stringify(res.body)}`);
+export async function createSource(
+  t: TestApp,
+  name = 'test source',
+): Promise<{ id: string; writeKey: string }> {
+  const res = await t.admin<{ id: string; writeKey: string }>('POST', '/api/v1/sources', {
+    name,
+    enabled: true,
+  });
+  if (res.status !== 201)
+    throw new Error(`creating a source failed: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body;
 }
 
@@ -26,7 +33,8 @@ export async function createDestination(
       ...(options.sharedSecret !== undefined && { sharedSecret: options.sharedSecret }),
     },
   });
-  if (res.status !== 201) throw new Error(`creating a destination failed: ${res.status} ${JSON.stringify(res.body)}`);
+  if (res.status !== 201)
+    throw new Error(`creating a destination failed: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body.id;
 }
 

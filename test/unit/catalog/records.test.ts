@@ -38,7 +38,11 @@ describe('catalog entity ↔ Avro record mapping', () => {
   it('keeps a URL disabled after a 410, and omits the mark on others', () => {
     const destination = sampleDestination();
     destination.settings.webhooks = [
-      { url: 'https://gone.example/hook', headers: {}, disabled: { at: '2024-05-01T10:00:00.000Z', reason: 'http_410' } },
+      {
+        url: 'https://gone.example/hook',
+        headers: {},
+        disabled: { at: '2024-05-01T10:00:00.000Z', reason: 'http_410' },
+      },
       { url: 'https://ok.example/hook', headers: { 'X-Key': 'v' } },
     ];
     const back = roundTrip({ kind: 'destination', value: destination });

@@ -51,11 +51,16 @@ describe('loadConfig', () => {
   });
 
   it('reads a scaled-down retry policy', () => {
-    expect(loadConfig({ HOOKLINE_RETRY_SCHEDULE: '200ms, 500ms,1s', HOOKLINE_RETRY_CUTOFF: '3s' }).retry).toEqual({
+    expect(
+      loadConfig({ HOOKLINE_RETRY_SCHEDULE: '200ms, 500ms,1s', HOOKLINE_RETRY_CUTOFF: '3s' }).retry,
+    ).toEqual({
       scheduleMs: [200, 500, 1_000],
       cutoffMs: 3_000,
     });
-    expect(loadConfig({}).retry).toEqual({ scheduleMs: [10_000, 60_000, 300_000, 1_200_000, 3_600_000], cutoffMs: 14_400_000 });
+    expect(loadConfig({}).retry).toEqual({
+      scheduleMs: [10_000, 60_000, 300_000, 1_200_000, 3_600_000],
+      cutoffMs: 14_400_000,
+    });
   });
 
   it('never echoes the value of a secret', () => {

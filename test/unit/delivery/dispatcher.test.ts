@@ -49,10 +49,19 @@ describe('Dispatcher', () => {
     expect(deferred).toEqual(['s5', 's6', 's7']);
   });
 
-  it('keeps one user\'s tasks to one destination in order, and other users\' running meanwhile', async () => {
+  it("keeps one user's tasks to one destination in order, and other users' running meanwhile", async () => {
     const { run, started, finish } = manualRuns();
-    const d = new Dispatcher({ maxActivePerDestination: 10, maxQueuedPerDestination: 100, run, defer: async () => {} });
-    const done = [d.submit(task('d', 'alice', 'a1')), d.submit(task('d', 'alice', 'a2')), d.submit(task('d', 'bob', 'b1'))];
+    const d = new Dispatcher({
+      maxActivePerDestination: 10,
+      maxQueuedPerDestination: 100,
+      run,
+      defer: async () => {},
+    });
+    const done = [
+      d.submit(task('d', 'alice', 'a1')),
+      d.submit(task('d', 'alice', 'a2')),
+      d.submit(task('d', 'bob', 'b1')),
+    ];
     expect(started).toEqual(['a1', 'b1']);
     await finish('a1');
     expect(started).toEqual(['a1', 'b1', 'a2']);

@@ -14,7 +14,18 @@ describe('event ↔ Avro record mapping', () => {
   });
 
   it('declares the common fields identically in every tracking schema', () => {
-    const common = ['messageId', 'type', 'anonymousId', 'timestamp', 'originalTimestamp', 'sentAt', 'receivedAt', 'sourceId', 'context', 'integrations'];
+    const common = [
+      'messageId',
+      'type',
+      'anonymousId',
+      'timestamp',
+      'originalTimestamp',
+      'sentAt',
+      'receivedAt',
+      'sourceId',
+      'context',
+      'integrations',
+    ];
     const shapes = [...schemas.entries()]
       .filter(([name]) => name.startsWith('io.hookline.events.') && !name.endsWith('.Delete'))
       .map(([, type]) => {
@@ -24,12 +35,18 @@ describe('event ↔ Avro record mapping', () => {
     expect(new Set(shapes).size).toBe(1);
   });
 
-  it.each(sampleEvents().map((e) => [e.type, e] as const))('%s survives Avro binary encoding', (_type, event) => {
-    const type = schemas.get(eventRecordName(event.type))!;
-    const bytes = type.toBuffer(toAvroRecord(event));
-    const back = fromAvroRecord(eventRecordName(event.type), type.fromBuffer(bytes) as Record<string, unknown>);
-    expect(back).toEqual(event);
-  });
+  it.each(sampleEvents().map((e) => [e.type, e] as const))(
+    '%s survives Avro binary encoding',
+    (_type, event) => {
+      const type = schemas.get(eventRecordName(event.type))!;
+      const bytes = type.toBuffer(toAvroRecord(event));
+      const back = fromAvroRecord(
+        eventRecordName(event.type),
+        type.fromBuffer(bytes) as Record<string, unknown>,
+      );
+      expect(back).toEqual(event);
+    },
+  );
 
   it('omits absent optional fields instead of setting them to null', () => {
     const event: HooklineEvent = {
@@ -42,7 +59,10 @@ describe('event ↔ Avro record mapping', () => {
       sourceId: 's1',
     };
     const type = schemas.get(eventRecordName('track'))!;
-    const back = fromAvroRecord(eventRecordName('track'), type.fromBuffer(type.toBuffer(toAvroRecord(event))) as Record<string, unknown>);
+    const back = fromAvroRecord(
+      eventRecordName('track'),
+      type.fromBuffer(type.toBuffer(toAvroRecord(event))) as Record<string, unknown>,
+    );
     expect(back).toStrictEqual(event);
     expect(Object.keys(back)).not.toContain('properties');
   });

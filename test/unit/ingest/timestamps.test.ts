@@ -43,6 +43,8 @@ describe('correctedTimestampMs', () => {
   it('keeps the original timestamp when sentAt is absent, and uses receivedAt when both are', () => {
     const receivedAtMs = Date.parse('2024-01-01T12:00:00.000Z');
     expect(correctedTimestampMs({ receivedAtMs, sentAtMs: undefined, originalTimestampMs: 5 })).toBe(5);
-    expect(correctedTimestampMs({ receivedAtMs, sentAtMs: 7, originalTimestampMs: undefined })).toBe(receivedAtMs);
+    expect(correctedTimestampMs({ receivedAtMs, sentAtMs: 7, originalTimestampMs: undefined })).toBe(
+      receivedAtMs,
+    );
   });
 });

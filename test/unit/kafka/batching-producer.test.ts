@@ -16,8 +16,13 @@ function controllableProducer() {
 /** Lets pending promise callbacks (the producer's next request) run. */
 const settle = () => new Promise((resolve) => setImmediate(resolve));
 
-const msg = (value: string, topic = 't'): OutgoingMessage => ({ topic, key: value, value: Buffer.from(value) });
-const values = (batch: ProducerBatch) => batch.topicMessages!.flatMap((t) => t.messages.map((m) => String(m.value)));
+const msg = (value: string, topic = 't'): OutgoingMessage => ({
+  topic,
+  key: value,
+  value: Buffer.from(value),
+});
+const values = (batch: ProducerBatch) =>
+  batch.topicMessages!.flatMap((t) => t.messages.map((m) => String(m.value)));
 
 describe('BatchingProducer', () => {
   it('sends at once when idle and coalesces what arrives while a request is in flight', async () => {
@@ -68,7 +73,12 @@ describe('BatchingProducer', () => {
 
   it('caps the bytes of one request but always sends at least one caller', async () => {
     const { producer, calls } = controllableProducer();
-    const p = new BatchingProducer({ producer, ackTimeoutMs: 5_000, maxBatchBytes: 3, logger: silentLogger() });
+    const p = new BatchingProducer({
+      producer,
+      ackTimeoutMs: 5_000,
+      maxBatchBytes: 3,
+      logger: silentLogger(),
+    });
     const sends = [p.send([msg('aaaaa')]), p.send([msg('b')]), p.send([msg('c')])];
     calls[0]!.ack();
     await sends[0];

@@ -3,11 +3,27 @@ import { PartitionOffsets } from '../../../src/kafka/offset-tracker';
 describe('PartitionOffsets', () => {
   it.each([
     // [tracked, completed in this order, committable after each completion]
-    [[10, 11, 12], [10, 11, 12], [11, 12, 13]],
-    [[10, 11, 12], [12, 11, 10], [undefined, undefined, 13]],
-    [[10, 11, 12], [11, 10, 12], [undefined, 12, 13]],
+    [
+      [10, 11, 12],
+      [10, 11, 12],
+      [11, 12, 13],
+    ],
+    [
+      [10, 11, 12],
+      [12, 11, 10],
+      [undefined, undefined, 13],
+    ],
+    [
+      [10, 11, 12],
+      [11, 10, 12],
+      [undefined, 12, 13],
+    ],
     // gaps from compaction or transactions: offsets need not be consecutive
-    [[5, 9, 40], [9, 5, 40], [undefined, 10, 41]],
+    [
+      [5, 9, 40],
+      [9, 5, 40],
+      [undefined, 10, 41],
+    ],
   ])('tracked %j, completed %j → committable %j', (tracked, completed, expected) => {
     const p = new PartitionOffsets();
     tracked.forEach((o) => p.track(o));

@@ -34,17 +34,22 @@ describe('nextRetry with the default policy', () => {
     [30 * S, 1 * M, 1], // rounded up to the next tier: never early
     [5 * M, 5 * M, 2],
     [2 * H, 1 * H, 4], // clamped to the last tier
-  ])('honours Retry-After %ims on a first failure as a %ims wait (tier %i)', (retryAfterMs, delayMs, tier) => {
-    expect(nextRetry({ policy, attempts: 1, firstAttemptAtMs: 0, nowMs: 0, retryAfterMs })).toEqual({
-      kind: 'retry',
-      delayMs,
-      dueAtMs: delayMs,
-      tier,
-    });
-  });
+  ])(
+    'honours Retry-After %ims on a first failure as a %ims wait (tier %i)',
+    (retryAfterMs, delayMs, tier) => {
+      expect(nextRetry({ policy, attempts: 1, firstAttemptAtMs: 0, nowMs: 0, retryAfterMs })).toEqual({
+        kind: 'retry',
+        delayMs,
+        dueAtMs: delayMs,
+        tier,
+      });
+    },
+  );
 
   it('dead-letters when a Retry-After wait would pass the cutoff', () => {
-    expect(nextRetry({ policy, attempts: 2, firstAttemptAtMs: 0, nowMs: 3 * H + 30 * M, retryAfterMs: H })).toEqual({
+    expect(
+      nextRetry({ policy, attempts: 2, firstAttemptAtMs: 0, nowMs: 3 * H + 30 * M, retryAfterMs: H }),
+    ).toEqual({
       kind: 'dead-letter',
       reason: 'retry_cutoff',
     });
@@ -84,5 +89,6 @@ describe('delay topics', () => {
     [[10, 5], 'increasing'],
   ])('refuses schedule %j', (schedule, problem) => expect(scheduleProblem(schedule)).toContain(problem));
 
-  it('accepts the default schedule', () => expect(scheduleProblem(DEFAULT_RETRY_SCHEDULE_MS)).toBeUndefined());
+  it('accepts the default schedule', () =>
+    expect(scheduleProblem(DEFAULT_RETRY_SCHEDULE_MS)).toBeUndefined());
 });

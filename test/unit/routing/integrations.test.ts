@@ -17,7 +17,9 @@ describe('integrationEnabled("Webhooks")', () => {
     ['{"All":false,"webhooks":true}', false],
     ['{"Mixpanel":false}', true],
   ])('%s → %s', (text, expected) => {
-    expect(integrationEnabled(text === undefined ? undefined : (parseJson(text) as JsonObject), 'Webhooks')).toBe(expected);
+    expect(
+      integrationEnabled(text === undefined ? undefined : (parseJson(text) as JsonObject), 'Webhooks'),
+    ).toBe(expected);
   });
 });
 
@@ -31,7 +33,12 @@ describe('destinationsFor', () => {
     createdAt: '',
     updatedAt: '',
   });
-  const all = [dest('d1', 's1', true), dest('d2', 's1', false), dest('d3', 's2', true), dest('d4', 's1', true)];
+  const all = [
+    dest('d1', 's1', true),
+    dest('d2', 's1', false),
+    dest('d3', 's2', true),
+    dest('d4', 's1', true),
+  ];
   const event = (integrations?: JsonObject): HooklineEvent => ({
     type: 'track',
     event: 'E',
@@ -52,7 +59,14 @@ describe('destinationsFor', () => {
   });
 
   it('routes delete notifications, which carry no integrations', () => {
-    const del: HooklineEvent = { type: 'delete', messageId: 'm', userId: 'u', timestamp: '', receivedAt: '', sourceId: 's1' };
+    const del: HooklineEvent = {
+      type: 'delete',
+      messageId: 'm',
+      userId: 'u',
+      timestamp: '',
+      receivedAt: '',
+      sourceId: 's1',
+    };
     expect(destinationsFor(del, all).map((d) => d.id)).toEqual(['d1', 'd4']);
   });
 });
