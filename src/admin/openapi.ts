@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { errorSchema } from './views';
+import { DELETION_ROUTE_SPEC } from '../deletions/spec';
+import { OPERATIONS_ROUTE_SPECS } from '../operations/specs';
 
 /** The OpenAPI description of one admin operation, next to its route (see routes.ts). */
 export interface OperationSpec {
@@ -28,7 +30,8 @@ export function buildOpenApiDocument(
   const errorResponse = (description: string) => ({ description, content: jsonContent(errorRef) });
 
   const paths: Record<string, JsonObject> = {};
-  for (const { method, path, spec } of routes) {
+  // The operations endpoints (dead letters, attempts, replays; src/operations) are registered apart.
+  for (const { method, path, spec } of [...routes, ...OPERATIONS_ROUTE_SPECS, DELETION_ROUTE_SPEC]) {
     const pathParams = [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
     const responses: JsonObject = {};
     for (const [status, response] of Object.entries(spec.responses)) {
@@ -75,7 +78,9 @@ export function buildOpenApiDocument(
       version: '1',
       description:
         'Sources and Webhooks destinations. Every change is a record on the compacted catalog topic; ' +
-        'a write is answered once it is on Kafka and applied by the answering process.',
+        'a write is answered once it is on Kafka and applied by the answering process. ' +
+        'Also: dead letters (list, inspect, redrive), recent delivery attempts, replays of the events topic, ' +
+        'and deletion requests.',
     },
     security: [{ adminToken: [] }],
     paths,

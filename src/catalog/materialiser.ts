@@ -3,6 +3,7 @@ import type { Admin, Kafka } from 'kafkajs';
 import { HooklineError, errorMessage } from '../errors';
 import type { Logger } from '../observability/logger';
 import type { CatalogEntity, CatalogRecordCodec } from './records';
+import { isRetriableKafkaError, retryTransient } from '../kafka/transient';
 import type { CatalogStore, TopicPosition } from './store';
 
 export interface MaterialiserOptions {
@@ -39,7 +40,16 @@ export async function startMaterialiser(options: MaterialiserOptions): Promise<M
   const groupId = `${options.clientId}-catalog-${randomBytes(6).toString('hex')}`;
   const logger = options.logger.child({ component: 'catalog', topic, groupId });
 
-  store.expect(await admin.fetchTopicOffsets(topic));
+  // kafkajs's admin gives up at once on NOT_LEADER_FOR_PARTITION while a new topic's leader settles.
+  store.expect(
+    await retryTransient(() => admin.fetchTopicOffsets(topic), {
+      isRunning: () => true,
+      isRetriable: isRetriableKafkaError,
+      maxAttempts: 8,
+      logger,
+      context: { step: 'catalog high watermarks' },
+    }),
+  );
 
   const consumer = kafka.consumer({
     groupId,

@@ -108,6 +108,15 @@ const schema = z.object({
     .default([...DEFAULT_RETRY_SCHEDULE_MS]),
   /** No attempt is scheduled later than this after the first one; the task is dead-lettered instead. */
   HOOKLINE_RETRY_CUTOFF: envDurationMs().default(DEFAULT_RETRY_CUTOFF_MS),
+
+  // --- Operations ---
+  /** The attempt index (GET .../attempts) starts this far back in `<prefix>.attempts`. */
+  HOOKLINE_ATTEMPT_INDEX_WINDOW: envDurationMs().default(86_400_000),
+  /**
+   * Attempts kept in memory per destination; older ones fall out. About 0.5 KB each: 1,000
+   * destinations × 1,000 attempts ≈ 500 MB per process, so lower it where there are many destinations.
+   */
+  HOOKLINE_ATTEMPT_INDEX_PER_DESTINATION: envInt({ min: 1, max: 100_000 }).default(1_000),
 });
 
 type RawConfig = z.output<typeof schema>;
@@ -137,6 +146,7 @@ export interface Config {
     destinationQueue: number;
   };
   retry: { scheduleMs: number[]; cutoffMs: number };
+  operations: { attemptIndexWindowMs: number; attemptsPerDestination: number };
 }
 
 /**
@@ -199,5 +209,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       destinationQueue: c.HOOKLINE_DESTINATION_QUEUE,
     },
     retry: { scheduleMs: c.HOOKLINE_RETRY_SCHEDULE, cutoffMs: c.HOOKLINE_RETRY_CUTOFF },
+    operations: {
+      attemptIndexWindowMs: c.HOOKLINE_ATTEMPT_INDEX_WINDOW,
+      attemptsPerDestination: c.HOOKLINE_ATTEMPT_INDEX_PER_DESTINATION,
+    },
   };
 }

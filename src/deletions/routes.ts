@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { z } from 'zod';
 import type { AdminAuthenticator } from '../admin/auth';
 import type { CatalogView } from '../catalog/model';
 import type { Clock } from '../clock';
@@ -10,18 +9,7 @@ import { HttpError, readBody, sendJson } from '../http/respond';
 import type { Router } from '../http/router';
 import type { EventPublisher } from '../ingest/publisher';
 import type { Logger } from '../observability/logger';
-
-export const DELETION_REQUESTS_PATH = '/api/v1/deletion-requests';
-
-export const deletionRequestSchema = z.strictObject({
-  userId: z.string().min(1).max(1_024).meta({ description: 'The user whose data is to be deleted.' }),
-  sourceIds: z
-    .array(z.string().min(1))
-    .min(1)
-    .max(1_000)
-    .optional()
-    .meta({ description: 'Affected sources; every source when omitted.' }),
-});
+import { DELETION_REQUESTS_PATH, deletionRequestSchema } from './spec';
 
 export interface DeletionRoutesOptions {
   router: Router;

@@ -46,6 +46,13 @@ describe('admin OpenAPI document', () => {
         'GET /api/v1/destinations/{id}',
         'PATCH /api/v1/destinations/{id}',
         'DELETE /api/v1/destinations/{id}',
+        'GET /api/v1/dead-letters',
+        'GET /api/v1/dead-letters/{taskId}',
+        'POST /api/v1/dead-letters/redrive',
+        'GET /api/v1/destinations/{id}/attempts',
+        'POST /api/v1/destinations/{id}/replay',
+        'GET /api/v1/replays/{id}',
+        'POST /api/v1/deletion-requests',
       ].sort(),
     );
     expect(doc.openapi).toBe('3.1.0');

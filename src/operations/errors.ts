@@ -1,0 +1,73 @@
+import { toHttpError } from '../admin/errors';
+import { HooklineError } from '../errors';
+import { HttpError } from '../http/respond';
+
+/** No dead letter with this task id (or undecodable-record id) on the dead-letter topic. */
+export class DeadLetterNotFoundError extends HooklineError {
+  readonly retriable = false;
+  readonly code = 'dead_letter_not_found';
+  constructor(readonly id: string) {
+    super(`no dead letter ${id}`);
+  }
+}
+
+/** No replay with this id was started by this process (replays are tracked per process). */
+export class ReplayNotFoundError extends HooklineError {
+  readonly retriable = false;
+  readonly code = 'replay_not_found';
+  constructor(readonly id: string) {
+    super(`no replay ${id} on this process`);
+  }
+}
+
+/** The dead-letter index has not read the topic up to where it stood at start. */
+export class DlqIndexLoadingError extends HooklineError {
+  readonly retriable = true;
+  readonly code = 'dlq_index_loading';
+  constructor() {
+    super('the dead-letter index is still loading; try again shortly');
+  }
+}
+
+/** A replay to a disabled destination would only dead-letter every task. */
+export class DestinationDisabledError extends HooklineError {
+  readonly retriable = false;
+  readonly code = 'destination_disabled';
+  constructor(readonly destinationId: string) {
+    super(`destination ${destinationId} is disabled; enable it before replaying`);
+  }
+}
+
+/** This process already runs its maximum of replays at once. */
+export class TooManyReplaysError extends HooklineError {
+  readonly retriable = true;
+  readonly code = 'too_many_replays';
+  constructor(readonly running: number) {
+    super(`${running} replays are running on this process; wait for one to finish`);
+  }
+}
+
+/** The component was stopped (the process is shutting down). */
+export class OperationsStoppedError extends HooklineError {
+  readonly retriable = true;
+  readonly code = 'shutting_down';
+  constructor() {
+    super('this process is shutting down');
+  }
+}
+
+/**
+ * Operations errors as HTTP answers; catalog and Kafka errors go through the admin API's mapping
+ * (destination_not_found 404, kafka_unavailable 503, ...).
+ */
+export function toOperationsHttpError(err: unknown): unknown {
+  if (err instanceof DeadLetterNotFoundError || err instanceof ReplayNotFoundError) {
+    return new HttpError(404, err.code, err.message);
+  }
+  if (err instanceof DestinationDisabledError) return new HttpError(409, err.code, err.message);
+  if (err instanceof TooManyReplaysError) return new HttpError(429, err.code, err.message);
+  if (err instanceof DlqIndexLoadingError || err instanceof OperationsStoppedError) {
+    return new HttpError(503, err.code, err.message);
+  }
+  return toHttpError(err);
+}

@@ -1,0 +1,195 @@
+import { randomBytes } from 'node:crypto';
+import type { Admin, Kafka } from 'kafkajs';
+import { CatalogNotFoundError } from '../catalog/errors';
+import type { CatalogView } from '../catalog/model';
+import type { Clock } from '../clock';
+import { UndecodableRecordError, errorMessage } from '../errors';
+import type { EventCodec } from '../events/codec';
+import type { HooklineEvent } from '../events/types';
+import type { Logger } from '../observability/logger';
+import {
+  DestinationDisabledError,
+  OperationsStoppedError,
+  ReplayNotFoundError,
+  TooManyReplaysError,
+} from './errors';
+import { startFollower, type FollowedRecord, type Follower } from './follower';
+import type { OperationsMetrics } from './metrics';
+import { rangeSize } from './positions';
+import { retryTransient } from '../kafka/transient';
+
+/** What a replay needs of the router: EventRouter.route, which bypasses de-duplication for one destination. */
+export interface ReplayRouter {
+  route(event: HooklineEvent, onlyDestinationId: string): Promise<number>;
+}
+
+export type ReplayState = 'running' | 'done' | 'failed' | 'stopped';
+
+export interface ReplayProgress {
+  id: string;
+  destinationId: string;
+  sinceMs: number;
+  state: ReplayState;
+  /** Records between `since` and the high watermarks at start; known once the read has begun. */
+  eventsTotal?: number;
+  /** Records read so far (routed or skipped). */
+  eventsRead: number;
+  /** Records that could not be decoded (they are on the dead-letter topic already). */
+  eventsSkipped: number;
+  tasksWritten: number;
+  startedAtMs: number;
+  finishedAtMs?: number;
+  error?: string;
+}
+
+export interface ReplaysOptions {
+  kafka: Kafka;
+  admin: Admin;
+  catalog: CatalogView;
+  events: EventCodec;
+  router: ReplayRouter;
+  /** `<prefix>.events`. */
+  eventsTopic: string;
+  /** Base of each replay's private consumer group id. */
+  clientId: string;
+  metrics: OperationsMetrics;
+  clock: Clock;
+  logger: Logger;
+  /** Replays running at once on this process (4). */
+  maxRunning?: number;
+  /** Finished replays remembered for GET /replays/{id} (100); the oldest are forgotten first. */
+  maxKept?: number;
+}
+
+interface Replay {
+  progress: ReplayProgress;
+  follower?: Follower;
+}
+
+/**
+ * Replays of the events topic to one destination: from the first event written at or after
+ * `since` (Kafka record time) up to the high watermarks observed when the replay starts, each
+ * event decoded and routed again to that destination only (events of other sources, or that its
+ * integrations settings exclude, write nothing). Progress is kept in memory by the process that
+ * runs the replay.
+ */
+export class Replays {
+  private readonly replays = new Map<string, Replay>();
+  private stopping = false;
+
+  constructor(private readonly options: ReplaysOptions) {}
+
+  /** Starts a replay in the background and returns its initial progress. */
+  start(destinationId: string, sinceMs: number): ReplayProgress {
+    if (this.stopping) throw new OperationsStoppedError();
+    const destination = this.options.catalog.destination(destinationId);
+    if (!destination) throw new CatalogNotFoundError('destination', destinationId);
+    if (!destination.enabled) throw new DestinationDisabledError(destinationId);
+    const running = [...this.replays.values()].filter((r) => r.progress.state === 'running').length;
+    if (running >= (this.options.maxRunning ?? 4)) throw new TooManyReplaysError(running);
+
+    const replay: Replay = {
+      progress: {
+        id: `rpl_${randomBytes(8).toString('hex')}`,
+        destinationId,
+        sinceMs,
+        state: 'running',
+        eventsRead: 0,
+        eventsSkipped: 0,
+        tasksWritten: 0,
+        startedAtMs: this.options.clock.now(),
+      },
+    };
+    this.replays.set(replay.progress.id, replay);
+    this.forgetOld();
+    void this.run(replay);
+    return { ...replay.progress };
+  }
+
+  get(id: string): ReplayProgress {
+    const replay = this.replays.get(id);
+    if (!replay) throw new ReplayNotFoundError(id);
+    return { ...replay.progress };
+  }
+
+  /** Stops every running replay (state `stopped`). */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    await Promise.all([...this.replays.values()].map((r) => r.follower?.stop()));
+  }
+
+  private async run(replay: Replay): Promise<void> {
+    const { progress } = replay;
+    const logger = this.options.logger.child({
+      replayId: progress.id,
+      destinationId: progress.destinationId,
+    });
+    try {
+      replay.follower = await startFollower({
+        kafka: this.options.kafka,
+        admin: this.options.admin,
+        topic: this.options.eventsTopic,
+        groupIdPrefix: `${this.options.clientId}-replay`,
+        sinceMs: progress.sinceMs,
+        bounded: true,
+        logger,
+        handleBatch: (records) => this.routeBatch(progress, records, logger),
+      });
+      progress.eventsTotal = rangeSize(replay.follower.ranges);
+      if (this.stopping) await replay.follower.stop();
+      await replay.follower.whenCaughtUp();
+      progress.state = 'done';
+    } catch (err) {
+      progress.state = this.stopping ? 'stopped' : 'failed';
+      progress.error = errorMessage(err);
+    } finally {
+      await replay.follower?.stop();
+      progress.finishedAtMs = this.options.clock.now();
+      logger.info({ ...progress }, `replay ${progress.state}`);
+    }
+  }
+
+  /** Decodes a batch (in order), then routes all of it; the routes' writes are queued in order. */
+  private async routeBatch(
+    progress: ReplayProgress,
+    records: FollowedRecord[],
+    logger: Logger,
+  ): Promise<void> {
+    const events: HooklineEvent[] = [];
+    for (const record of records) {
+      const event = await this.decode(record, logger);
+      if (event) events.push(event);
+      else progress.eventsSkipped++;
+    }
+    const written = await Promise.all(
+      events.map((e) => this.options.router.route(e, progress.destinationId)),
+    );
+    const tasks = written.reduce((n, w) => n + w, 0);
+    progress.eventsRead += records.length;
+    progress.tasksWritten += tasks;
+    if (tasks > 0) this.options.metrics.replayedTasks.inc({ destination_id: progress.destinationId }, tasks);
+  }
+
+  private async decode(record: FollowedRecord, logger: Logger): Promise<HooklineEvent | undefined> {
+    const bytes = record.value;
+    if (!bytes) return undefined;
+    try {
+      return await retryTransient(() => this.options.events.decode(bytes), {
+        isRunning: () => !this.stopping,
+        logger,
+        context: { partition: record.partition, offset: record.offset },
+      });
+    } catch (err) {
+      if (!(err instanceof UndecodableRecordError)) throw err;
+      return undefined;
+    }
+  }
+
+  private forgetOld(): void {
+    const maxKept = this.options.maxKept ?? 100;
+    for (const [id, replay] of this.replays) {
+      if (this.replays.size <= maxKept) break;
+      if (replay.progress.state !== 'running') this.replays.delete(id);
+    }
+  }
+}

@@ -1,0 +1,151 @@
+import type { z } from 'zod';
+import { adminAuthenticator } from '../admin/auth';
+import { CatalogNotFoundError } from '../catalog/errors';
+import type { CatalogView } from '../catalog/model';
+import { toValidationIssues } from '../catalog/validation';
+import { errorMessage } from '../errors';
+import { HttpError, readBody, sendJson } from '../http/respond';
+import type { Handler, RouteContext, Router } from '../http/router';
+import type { Logger } from '../observability/logger';
+import type { AttemptLog } from './attempt-log';
+import type { DlqIndex } from './dlq-index';
+import { DeadLetterNotFoundError, DlqIndexLoadingError, toOperationsHttpError } from './errors';
+import type { Redriver } from './redrive';
+import type { Replays } from './replay';
+import { OPERATIONS_ROUTES, type OperationsRouteName } from './specs';
+import { attemptQuerySchema, deadLetterQuerySchema, redriveBodySchema, replayBodySchema } from './validation';
+import { attemptView, deadLetterDetail, deadLetterView, redriveResultView, replayView } from './views';
+
+/** Redrive bodies list at most 1,000 task ids. */
+const MAX_BODY_BYTES = 256 * 1024;
+
+export interface OperationsRoutesOptions {
+  router: Router;
+  adminToken: string | undefined;
+  dlq: DlqIndex;
+  attempts: AttemptLog;
+  redriver: Redriver;
+  replays: Replays;
+  catalog: CatalogView;
+  logger: Logger;
+}
+
+/**
+ * Dead letters, redrive, attempts and replays on the admin API, behind the admin token like the
+ * catalog endpoints, with the same JSON errors.
+ */
+export function registerOperationsRoutes(options: OperationsRoutesOptions): void {
+  const { router, logger } = options;
+  const authenticate = adminAuthenticator(options.adminToken);
+  const handlers = operationsHandlers(options);
+  for (const [name, route] of Object.entries(OPERATIONS_ROUTES)) {
+    const handler = handlers[name as OperationsRouteName];
+    router.add(route.method, route.path, async (ctx) => {
+      try {
+        authenticate(ctx.req);
+      } catch (err) {
+        ctx.res.setHeader('www-authenticate', 'Bearer realm="hookline-admin"');
+        throw err;
+      }
+      try {
+        await handler(ctx);
+      } catch (err) {
+        const mapped = toOperationsHttpError(err);
+        if (mapped instanceof HttpError && mapped.status >= 500) {
+          logger.warn(
+            { code: mapped.code, path: ctx.url.pathname, reason: errorMessage(err) },
+            'admin request failed',
+          );
+        }
+        throw mapped;
+      }
+    });
+  }
+}
+
+function operationsHandlers(options: OperationsRoutesOptions): Record<OperationsRouteName, Handler> {
+  const { dlq, attempts, redriver, replays, catalog } = options;
+  const readyDlq = () => {
+    if (!dlq.ready()) throw new DlqIndexLoadingError();
+    return dlq.state;
+  };
+  return {
+    listDeadLetters: ({ url, res }) => {
+      const state = readyDlq();
+      const query = validated(deadLetterQuerySchema, Object.fromEntries(url.searchParams));
+      const matching = state.list({
+        destinationId: query.destinationId,
+        sinceMs: optionalMs(query.since),
+        untilMs: optionalMs(query.until),
+      });
+      sendJson(res, 200, {
+        deadLetters: matching.slice(0, query.limit).map((e) => deadLetterView(e, state.redrivenAtMs(e))),
+        total: matching.length,
+      });
+    },
+    getDeadLetter: ({ params, res }) => {
+      const state = readyDlq();
+      const entries = state.find(params.taskId!);
+      if (entries.length === 0) throw new DeadLetterNotFoundError(params.taskId!);
+      sendJson(
+        res,
+        200,
+        deadLetterDetail(entries, (e) => state.redrivenAtMs(e)),
+      );
+    },
+    redriveDeadLetters: async ({ req, res }) => {
+      const body = await parseJsonBody(req, redriveBodySchema);
+      const result = await redriver.redrive({
+        destinationId: body.destinationId,
+        sinceMs: optionalMs(body.since),
+        untilMs: optionalMs(body.until),
+        taskIds: body.taskIds,
+      });
+      sendJson(res, 200, redriveResultView(result));
+    },
+    listAttempts: ({ params, url, res }) => {
+      const destinationId = params.id!;
+      const query = validated(attemptQuerySchema, Object.fromEntries(url.searchParams));
+      if (!catalog.destination(destinationId) && !attempts.has(destinationId)) {
+        throw new CatalogNotFoundError('destination', destinationId);
+      }
+      const found = attempts.query(destinationId, query);
+      sendJson(res, 200, { destinationId, attempts: found.map(attemptView) });
+    },
+    replayDestination: async (ctx) => {
+      const body = await parseJsonBody(ctx.req, replayBodySchema);
+      const progress = replays.start(ctx.params.id!, Date.parse(body.since));
+      sendJson(ctx.res, 202, replayView(progress), { location: `/api/v1/replays/${progress.id}` });
+    },
+    getReplay: ({ params, res }) => sendJson(res, 200, replayView(replays.get(params.id!))),
+  };
+}
+
+function optionalMs(iso: string | undefined): number | undefined {
+  return iso === undefined ? undefined : Date.parse(iso);
+}
+
+async function parseJsonBody<S extends z.ZodType>(req: RouteContext['req'], schema: S): Promise<z.output<S>> {
+  const text = (await readBody(req, MAX_BODY_BYTES)).toString('utf8');
+  let json: unknown;
+  try {
+    json = text.trim() === '' ? {} : JSON.parse(text);
+  } catch {
+    throw new HttpError(400, 'invalid_json', 'the request body is not valid JSON');
+  }
+  return validated(schema, json);
+}
+
+/** 400 `validation_failed` with the issues, like the catalog endpoints. */
+function validated<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  const issues = toValidationIssues(result.error);
+  const more = issues.length > 1 ? ` (and ${issues.length - 1} more)` : '';
+  throw new HttpError(
+    400,
+    'validation_failed',
+    `${issues[0]!.path || 'request'}: ${issues[0]!.message}${more}`,
+    { issues },
+  );
+}
