@@ -1,7 +1,11 @@
 import os from 'node:os';
 import path from 'node:path';
 
-/** Versions of the local stack, pinned: see /work/shared/LOCAL-STACK.md for why these. */
+/**
+ * Versions of the local stack, pinned. Kafka 3.9.1 rather than 4.x: 4.0 removed old protocol
+ * versions (KIP-896) and kafkajs 2.2.4 is no longer maintained, so 3.9 carries no such risk.
+ * Apicurio 3.0.9: the last 3.x release on Maven Central that runs on Java 17 (3.3.x needs 21).
+ */
 export const KAFKA_VERSION = '3.9.1';
 export const APICURIO_VERSION = '3.0.9';
 
