@@ -14,7 +14,7 @@ import { errorMessage } from '../errors';
 import { HttpError, readBody, sendJson } from '../http/respond';
 import type { Handler, RouteContext, Router } from '../http/router';
 import type { Logger } from '../observability/logger';
-import { adminAuthenticator } from './auth';
+import { adminAuthenticator, type AdminAuthenticator } from './auth';
 import { toHttpError } from './errors';
 import { buildOpenApiDocument, type OperationSpec } from './openapi';
 import {
@@ -58,30 +58,48 @@ export function registerAdminRoutes(options: AdminRoutesOptions): AdminRoute[] {
   const authenticate = adminAuthenticator(options.adminToken);
   const routes = adminRoutes(options);
   for (const route of routes) {
-    router.add(route.method, route.path, async (ctx) => {
-      try {
-        authenticate(ctx.req);
-      } catch (err) {
-        ctx.res.setHeader('www-authenticate', 'Bearer realm="hookline-admin"');
-        throw err;
-      }
-      try {
-        await route.handler(ctx);
-      } catch (err) {
-        const mapped = toHttpError(err);
-        if (mapped instanceof HttpError && mapped.status >= 500) {
-          logger.warn(
-            { code: mapped.code, path: ctx.url.pathname, reason: errorMessage(err) },
-            'admin request failed',
-          );
-        }
-        throw mapped;
-      }
-    });
+    router.add(
+      route.method,
+      route.path,
+      adminHandler({ authenticate, handler: route.handler, mapError: toHttpError, logger }),
+    );
   }
   const document = buildOpenApiDocument(routes);
   router.add('GET', `${ADMIN_BASE_PATH}/openapi.json`, ({ res }) => sendJson(res, 200, document));
   return routes;
+}
+
+/**
+ * Wraps an admin handler: the bearer token first (401 with WWW-Authenticate), then the handler,
+ * whose errors `mapError` turns into HTTP answers; 5xx answers are logged without secrets.
+ */
+export function adminHandler(options: {
+  authenticate: AdminAuthenticator;
+  handler: Handler;
+  mapError: (err: unknown) => unknown;
+  logger: Logger;
+}): Handler {
+  const { authenticate, handler, mapError, logger } = options;
+  return async (ctx) => {
+    try {
+      authenticate(ctx.req);
+    } catch (err) {
+      ctx.res.setHeader('www-authenticate', 'Bearer realm="hookline-admin"');
+      throw err;
+    }
+    try {
+      await handler(ctx);
+    } catch (err) {
+      const mapped = mapError(err);
+      if (mapped instanceof HttpError && mapped.status >= 500) {
+        logger.warn(
+          { code: mapped.code, path: ctx.url.pathname, reason: errorMessage(err) },
+          'admin request failed',
+        );
+      }
+      throw mapped;
+    }
+  };
 }
 
 function adminRoutes({ service, store }: AdminRoutesOptions): AdminRoute[] {

@@ -2,11 +2,12 @@ import { randomUUID } from 'node:crypto';
 import type { AdminAuthenticator } from '../admin/auth';
 import type { CatalogView } from '../catalog/model';
 import type { Clock } from '../clock';
-import { KafkaUnavailableError } from '../errors';
 import { parseJson } from '../events/json';
 import type { DeleteEvent } from '../events/types';
 import { HttpError, readBody, sendJson } from '../http/respond';
-import type { Router } from '../http/router';
+import type { Handler, Router } from '../http/router';
+import { toHttpError } from '../admin/errors';
+import { adminHandler } from '../admin/routes';
 import type { EventPublisher } from '../ingest/publisher';
 import type { Logger } from '../observability/logger';
 import { DELETION_REQUESTS_PATH, deletionRequestSchema } from './spec';
@@ -27,8 +28,7 @@ export interface DeletionRoutesOptions {
  */
 export function registerDeletionRoutes(options: DeletionRoutesOptions): void {
   const { router, authenticate, catalog, publisher, clock, logger } = options;
-  router.add('POST', DELETION_REQUESTS_PATH, async ({ req, res }) => {
-    authenticate(req);
+  const handler: Handler = async ({ req, res }) => {
     let body: unknown;
     try {
       body = parseJson((await readBody(req, 64 * 1024)).toString('utf8'));
@@ -57,17 +57,17 @@ export function registerDeletionRoutes(options: DeletionRoutesOptions): void {
       receivedAt: now,
       sourceId,
     }));
-    try {
-      await publisher.publish(notifications, []);
-    } catch (err) {
-      if (err instanceof KafkaUnavailableError) throw new HttpError(503, 'kafka_unavailable', 'retry later');
-      throw err;
-    }
+    await publisher.publish(notifications, []);
     logger.info({ requestId, sources: sourceIds.length }, 'deletion request recorded');
     sendJson(res, 202, {
       id: requestId,
       userId,
       notifications: notifications.map((n) => ({ sourceId: n.sourceId, messageId: n.messageId })),
     });
-  });
+  };
+  router.add(
+    'POST',
+    DELETION_REQUESTS_PATH,
+    adminHandler({ authenticate, handler, mapError: toHttpError, logger }),
+  );
 }

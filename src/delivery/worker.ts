@@ -1,13 +1,12 @@
 import type { AppContext } from '../app';
 import type { BatchingProducer } from '../kafka/batching-producer';
 import { ConcurrentConsumer } from '../kafka/concurrent-consumer';
-import { UndecodableRecordError } from '../errors';
 import { DeadLetterWriter } from './dead-letter';
 import { Dispatcher } from './dispatcher';
 import { DeliveryExecutor } from './executor';
 import { createWebhookClient } from './http-client';
 import { createDeliveryMetrics } from './metrics';
-import { decodeTask } from './task';
+import { taskHandler } from './task-handler';
 import { startDelayConsumer } from '../retry/delay-consumer';
 
 export interface DeliveryWorker {
@@ -64,21 +63,7 @@ export async function startDeliveryWorker(options: {
     sessionTimeoutMs: config.kafka.sessionTimeoutMs,
     logger,
     metrics: context.metrics,
-    handler: async (consumed) => {
-      let task;
-      try {
-        task = await decodeTask(avro, consumed.message.value ?? Buffer.alloc(0));
-      } catch (err) {
-        if (!(err instanceof UndecodableRecordError)) throw err;
-        logger.warn(
-          { offset: consumed.message.offset, reason: err.message },
-          'undecodable delivery task dead-lettered',
-        );
-        await deadLetters.undecodable(consumed, err.message);
-        return;
-      }
-      await dispatcher.submit(task);
-    },
+    handler: taskHandler({ avro, deadLetters, logger, handle: (task) => dispatcher.submit(task) }),
   });
   await consumer.start();
   const delayConsumer = await startDelayConsumer({ context, dispatcher, deadLetters });

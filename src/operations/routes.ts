@@ -1,9 +1,9 @@
 import type { z } from 'zod';
 import { adminAuthenticator } from '../admin/auth';
+import { adminHandler } from '../admin/routes';
 import { CatalogNotFoundError } from '../catalog/errors';
 import type { CatalogView } from '../catalog/model';
 import { toValidationIssues } from '../catalog/validation';
-import { errorMessage } from '../errors';
 import { HttpError, readBody, sendJson } from '../http/respond';
 import type { Handler, RouteContext, Router } from '../http/router';
 import type { Logger } from '../observability/logger';
@@ -40,26 +40,11 @@ export function registerOperationsRoutes(options: OperationsRoutesOptions): void
   const handlers = operationsHandlers(options);
   for (const [name, route] of Object.entries(OPERATIONS_ROUTES)) {
     const handler = handlers[name as OperationsRouteName];
-    router.add(route.method, route.path, async (ctx) => {
-      try {
-        authenticate(ctx.req);
-      } catch (err) {
-        ctx.res.setHeader('www-authenticate', 'Bearer realm="hookline-admin"');
-        throw err;
-      }
-      try {
-        await handler(ctx);
-      } catch (err) {
-        const mapped = toOperationsHttpError(err);
-        if (mapped instanceof HttpError && mapped.status >= 500) {
-          logger.warn(
-            { code: mapped.code, path: ctx.url.pathname, reason: errorMessage(err) },
-            'admin request failed',
-          );
-        }
-        throw mapped;
-      }
-    });
+    router.add(
+      route.method,
+      route.path,
+      adminHandler({ authenticate, handler, mapError: toOperationsHttpError, logger }),
+    );
   }
 }
 

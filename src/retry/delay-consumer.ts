@@ -2,8 +2,7 @@ import { Histogram } from 'prom-client';
 import type { AppContext } from '../app';
 import type { DeadLetterWriter } from '../delivery/dead-letter';
 import type { Dispatcher } from '../delivery/dispatcher';
-import { decodeTask } from '../delivery/task';
-import { UndecodableRecordError } from '../errors';
+import { taskHandler } from '../delivery/task-handler';
 import { ConcurrentConsumer } from '../kafka/concurrent-consumer';
 import { dueAtOf } from './due-header';
 import { retryTopic } from './schedule';
@@ -43,26 +42,19 @@ export async function startDelayConsumer(options: DelayConsumerOptions): Promise
     sessionTimeoutMs: config.kafka.sessionTimeoutMs,
     logger,
     metrics: context.metrics,
-    handler: async (consumed) => {
-      let task;
-      try {
-        task = await decodeTask(avro, consumed.message.value ?? Buffer.alloc(0));
-      } catch (err) {
-        if (!(err instanceof UndecodableRecordError)) throw err;
-        logger.warn(
-          { topic: consumed.topic, offset: consumed.message.offset, reason: err.message },
-          'undecodable retry dead-lettered',
+    handler: taskHandler({
+      avro,
+      deadLetters,
+      logger,
+      handle: async (task, consumed) => {
+        const dueAtMs = task.dueAtMs ?? dueAtOf(consumed.message) ?? clock.now();
+        lateness.observe(
+          { tier: consumed.topic.slice(prefix.length) },
+          Math.max(0, clock.now() - dueAtMs) / 1_000,
         );
-        await deadLetters.undecodable(consumed, err.message);
-        return;
-      }
-      const dueAtMs = task.dueAtMs ?? dueAtOf(consumed.message) ?? clock.now();
-      lateness.observe(
-        { tier: consumed.topic.slice(prefix.length) },
-        Math.max(0, clock.now() - dueAtMs) / 1_000,
-      );
-      await dispatcher.submit(task);
-    },
+        await dispatcher.submit(task);
+      },
+    }),
   });
   await consumer.start();
   logger.info({ topics }, 'delay consumer started');
