@@ -43,6 +43,11 @@ export interface ConcurrentConsumerOptions {
    * of one partition must be due in order (true of a delay topic: same delay, appended in time order).
    */
   notBefore?: (message: KafkaMessage) => number | undefined;
+  /**
+   * Handle messages with the same key (in one partition) one after another, in offset order;
+   * messages with different keys still run concurrently.
+   */
+  keyOrdered?: boolean;
   clock?: Clock;
   /** Extra kafkajs consumer settings. */
   sessionTimeoutMs?: number;
@@ -67,6 +72,8 @@ export class ConcurrentConsumer {
   private committing: Promise<void> = Promise.resolve();
   private stopping = false;
   private readonly resumeTimers = new Set<NodeJS.Timeout>();
+  /** Per partition and key: the last message handled or waiting (keyOrdered). */
+  private readonly keyChains = new Map<string, Promise<void>>();
   private readonly clock: Clock;
   private readonly lag: Gauge<'group' | 'topic' | 'partition'>;
 
@@ -138,9 +145,26 @@ export class ConcurrentConsumer {
       tracker.track(offset);
       resolveOffset(message.offset);
       this.inFlight++;
-      void this.run({ topic: batch.topic, partition: batch.partition, message }, tracker, offset);
+      const consumed = { topic: batch.topic, partition: batch.partition, message };
+      if (this.options.keyOrdered && message.key)
+        this.runAfterSameKey(`${key}:${message.key.toString('latin1')}`, consumed, tracker, offset);
+      else void this.run(consumed, tracker, offset);
     }
     await heartbeat();
+  }
+
+  private runAfterSameKey(
+    chainKey: string,
+    consumed: ConsumedMessage,
+    tracker: PartitionOffsets,
+    offset: number,
+  ): void {
+    const previous = this.keyChains.get(chainKey) ?? Promise.resolve();
+    const current = previous.then(() => this.run(consumed, tracker, offset)); // run() never rejects
+    this.keyChains.set(chainKey, current);
+    void current.then(() => {
+      if (this.keyChains.get(chainKey) === current) this.keyChains.delete(chainKey);
+    });
   }
 
   private pauseUntil(dueAtMs: number, pause: () => () => void): void {

@@ -24,10 +24,19 @@ export class DedupeWindow {
     return this.seen.has(key);
   }
 
-  remember(key: string): void {
-    this.seen.delete(key);
+  /**
+   * Remembers the id and says whether it was new. Check and mark are one step, so two copies
+   * handled at the same time cannot both pass; `release` undoes a claim whose routing failed.
+   */
+  claim(key: string): boolean {
+    if (this.has(key)) return false;
     this.seen.set(key, this.options.clock.now());
     this.evict();
+    return true;
+  }
+
+  release(key: string): void {
+    this.seen.delete(key);
   }
 
   get size(): number {

@@ -46,6 +46,8 @@ export async function startRouter(options: {
     sessionTimeoutMs: config.kafka.sessionTimeoutMs,
     logger,
     metrics: context.metrics,
+    // One user's events reach hookline.deliveries in the order they were accepted.
+    keyOrdered: true,
     handler: router.handle,
   });
   await consumer.start();

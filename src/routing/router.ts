@@ -60,12 +60,23 @@ export class EventRouter {
   };
 
   async route(event: HooklineEvent, onlyDestinationId?: string): Promise<number> {
-    const { catalog, dedupe, metrics } = this.options;
+    const { dedupe, metrics } = this.options;
     const dedupeKey = `${event.sourceId}:${event.messageId}`;
-    if (onlyDestinationId === undefined && dedupe.has(dedupeKey)) {
+    const claimed = onlyDestinationId === undefined;
+    if (claimed && !dedupe.claim(dedupeKey)) {
       metrics.events.inc({ outcome: 'duplicate' });
       return 0;
     }
+    try {
+      return await this.fanOut(event, onlyDestinationId);
+    } catch (err) {
+      if (claimed) dedupe.release(dedupeKey); // not routed: a redelivery must not count as a duplicate
+      throw err;
+    }
+  }
+
+  private async fanOut(event: HooklineEvent, onlyDestinationId: string | undefined): Promise<number> {
+    const { catalog, metrics } = this.options;
     let destinations = destinationsFor(event, catalog.destinationsOfSource(event.sourceId));
     if (onlyDestinationId !== undefined)
       destinations = destinations.filter((d) => d.id === onlyDestinationId);
@@ -93,7 +104,6 @@ export class EventRouter {
       );
       metrics.tasks.inc(tasks.length);
     }
-    if (onlyDestinationId === undefined) dedupe.remember(dedupeKey);
     metrics.events.inc({ outcome: destinations.length > 0 ? 'routed' : 'filtered' });
     return destinations.length;
   }

@@ -267,6 +267,25 @@ describe('webhook delivery', () => {
     expect(ids).toEqual(['m-last', 'm-on']);
   });
 
+  it("keeps one user's events in order on their first attempt", async () => {
+    const src = await freshSource();
+    const r = await receiver();
+    await createDestination(t, { sourceId: src.id, webhooks: [{ url: r.url }] });
+    const ids = Array.from({ length: 40 }, (_, i) => `m-order-${i}`);
+    // Three requests, as a client flushing its queue would send them.
+    for (const chunk of [ids.slice(0, 10), ids.slice(10, 25), ids.slice(25)]) {
+      const batch = chunk.map((messageId) => ({
+        type: 'track',
+        userId: 'ordered-user',
+        event: 'Step',
+        messageId,
+      }));
+      expect((await sendTracking(t, src.writeKey, '/v1/batch', { batch })).status).toBe(200);
+    }
+    await eventually(() => r.requests.length === ids.length || undefined, { what: 'all 40 events' });
+    expect(r.requests.map((q) => JSON.parse(q.body.toString()).messageId)).toEqual(ids);
+  });
+
   it('routes a client retry of the same messageId once', async () => {
     const src = await freshSource();
     const r = await receiver();
