@@ -1,3 +1,4 @@
+import { stringify } from 'lossless-json';
 import { isLosslessNumber, parseJson, stringifyJson } from '../../../src/events/json';
 
 describe('lossless JSON', () => {
@@ -23,6 +24,32 @@ describe('lossless JSON', () => {
 
   it('serialises bigint values from code', () => {
     expect(stringifyJson({ n: 2n ** 70n })).toBe('{"n":1180591620717411303424}');
+  });
+
+  it('prints plain values exactly as the lossless serialiser does (native fast path)', () => {
+    // A deterministic pseudo-random generator, so a failure is reproducible.
+    let seed = 42;
+    const next = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
+    const pick = <T>(xs: T[]) => xs[Math.floor(next() * xs.length)]!;
+    const value = (depth: number): unknown => {
+      const kind = depth > 3 ? pick(['s', 'n', 'b', 'z']) : pick(['s', 'n', 'b', 'z', 'a', 'o', 'o']);
+      if (kind === 's')
+        return pick(['', 'plain', 'é漢字😀', 'quote " backslash \\ \n', '\u0000\u001f', '\ud800 lone']);
+      if (kind === 'n')
+        return pick([0, -1, 1.5, 1e21, 1e-7, -0, Number.MAX_SAFE_INTEGER, 0.1 + 0.2, NaN, Infinity]);
+      if (kind === 'b') return next() < 0.5;
+      if (kind === 'z') return null;
+      if (kind === 'a') return Array.from({ length: Math.floor(next() * 4) }, () => value(depth + 1));
+      return Object.fromEntries(
+        Array.from({ length: Math.floor(next() * 4) }, (_, i) => [`k${i}`, value(depth + 1)]),
+      );
+    };
+    for (let i = 0; i < 500; i++) {
+      const v = value(0);
+      expect(stringifyJson(v)).toBe(
+        stringify(v, (_k, x) => (typeof x === 'number' && !Number.isFinite(x) ? null : x)),
+      );
+    }
   });
 
   it('throws on invalid JSON', () => {
