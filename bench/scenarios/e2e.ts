@@ -1,0 +1,177 @@
+import { serialisePayload } from '../../src/delivery/payload';
+import { BENCH_PARTITIONS, runId, startBenchApp } from '../lib/app';
+import { formatStages, sampleStages } from '../lib/app-metrics';
+import { encodeEvents, normalizedEvent } from '../lib/events';
+import { postClosedLoop } from '../lib/http-load';
+import { BATCH_SIZE, CLIENTS, deliverAndWait, warmUp } from '../lib/pipeline';
+import { formatSummary, startProfiler } from '../lib/profile';
+import { benchKafka, consumeAll, produceClosedLoop, rawProducer } from '../lib/raw-kafka';
+import { check, scaled, type Scenario } from '../lib/scenario';
+import { perSecond } from '../lib/stats';
+import { createReadyTopic } from '../lib/topics';
+
+const EVENTS = 10_000;
+const WARM_UP_EVENTS = 1_000;
+const TARGET_RATIO = 0.6;
+const DELIVERY_TIMEOUT_MS = 120_000;
+
+/** CPU ms spent on `count` items → µs per item. */
+const perEvent = (cpuMs: number, count: number) => (cpuMs * 1_000) / Math.max(1, count);
+
+/**
+ * Issue 5, throughput: tracking API → Kafka → router → worker → a keep-alive receiver, all of
+ * Hookline's roles in this process, against the raw ceiling measured in the same run: the lower
+ * of (a) a raw kafkajs produce-then-consume of the same records on a topic with the same
+ * partitions, and (b) raw keep-alive POSTs of the same payload to the same receiver, with the
+ * worker's per-destination concurrency.
+ */
+export const e2eScenario: Scenario = {
+  name: 'e2e',
+  title: 'End to end: tracking API → webhook receiver vs raw ceiling — issue 5',
+  async run(ctx) {
+    const events = scaled(ctx, EVENTS);
+    const app = await startBenchApp(ctx, 'e2e');
+    const kafka = benchKafka(ctx, 'hookline-bench-raw');
+    const producer = await rawProducer(kafka);
+    try {
+      const { config, events: codec } = app.app.context;
+      const {
+        ids: [receiverId],
+        urls: [url],
+      } = await ctx.harness.call('startReceivers', { count: 1 });
+      const source = await app.source('bench e2e');
+      await app.destination(source.id, url!, 'bench receiver');
+      const receiverIds = [receiverId!];
+      ctx.log(`e2e: warming up the pipeline (${WARM_UP_EVENTS} events)`);
+      await warmUp(ctx, app, { writeKey: source.writeKey, receiverIds, events: WARM_UP_EVENTS });
+
+      // (a) raw Kafka: produce N records, then consume them with a new group.
+      const rawTopic = `${app.prefix}.raw-events`;
+      await createReadyTopic(kafka, rawTopic, BENCH_PARTITIONS);
+      const records = encodeEvents(codec, source.id, runId('raw'), events);
+      const produced = await produceClosedLoop({
+        producer,
+        topic: rawTopic,
+        records,
+        batchSize: BATCH_SIZE,
+        concurrency: CLIENTS,
+      });
+      const consumed = await consumeAll({
+        kafka,
+        topic: rawTopic,
+        groupId: `${app.prefix}.raw-reader`,
+        expected: events,
+        timeoutMs: 60_000,
+      });
+      if (!consumed.complete) throw new Error(`raw consume read ${consumed.count} of ${events} records`);
+      const kafkaCeiling = perSecond(events, produced.elapsedMs + consumed.elapsedMs);
+
+      // (b) raw HTTP: the webhook body Hookline sends, with the worker's concurrency per destination.
+      const payload = serialisePayload(normalizedEvent(source.id, 'raw', 0));
+      const concurrency = config.delivery.destinationConcurrency;
+      const posted = await postClosedLoop({
+        url: url!,
+        concurrency,
+        requests: events,
+        body: () => payload,
+        timeoutMs: 60_000,
+      });
+      if (posted.failed > 0) throw new Error(`raw POSTs failed: ${posted.firstFailure}`);
+      const httpCeiling = perSecond(posted.ok, posted.elapsedMs);
+      const ceiling = Math.min(kafkaCeiling, httpCeiling);
+      ctx.log(
+        `e2e: raw Kafka produce+consume ${Math.round(kafkaCeiling)}/s, raw POST ${Math.round(httpCeiling)}/s`,
+      );
+
+      const profiler = ctx.profile ? await startProfiler(ctx.resultsDir) : undefined;
+      const sampler = await sampleStages(app.app.context.metrics);
+      const run = await deliverAndWait(ctx, app, {
+        writeKey: source.writeKey,
+        receiverIds,
+        events,
+        label: 'e2e',
+        timeoutMs: DELIVERY_TIMEOUT_MS,
+      });
+      const notes = formatStages(await sampler.stop());
+      if (profiler)
+        notes.push(...formatSummary('Hookline, all roles (the measured run)', await profiler.stop('e2e')));
+      if (!run.complete)
+        notes.unshift(
+          `INCOMPLETE: ${run.delivered} of ${events} delivered within ${DELIVERY_TIMEOUT_MS / 1_000} s`,
+        );
+      const delivered = perSecond(run.delivered, run.elapsedMs);
+      const hooklineCpu = perEvent(run.appCpuMs, run.delivered);
+      const rawCpu =
+        perEvent(produced.cpuMs, events) +
+        perEvent(consumed.cpuMs, events) +
+        perEvent(posted.cpuMs, posted.sent);
+      ctx.log(`e2e: delivered ${Math.round(delivered)}/s`);
+      notes.push(
+        `per delivered event Hookline writes 3 records (event, task, attempt) and reads 2 (event, task); the Kafka ceiling is 1 write + 1 read`,
+      );
+      return {
+        figures: [
+          {
+            label: '(a) raw kafkajs produce',
+            value: perSecond(produced.count, produced.elapsedMs),
+            unit: 'events/s',
+            detail: `${CLIENTS} × sendBatch(${BATCH_SIZE})`,
+          },
+          {
+            label: '(a) raw kafkajs consume',
+            value: perSecond(consumed.count, consumed.elapsedMs),
+            unit: 'events/s',
+            detail: `1 group, ${BENCH_PARTITIONS} partitions`,
+          },
+          {
+            label: '(a) produce then consume',
+            value: kafkaCeiling,
+            unit: 'events/s',
+            detail: 'N ÷ (produce time + consume time)',
+          },
+          {
+            label: '(b) raw keep-alive POST',
+            value: httpCeiling,
+            unit: 'POST/s',
+            detail: `node:http, ${concurrency} sockets (the worker's per-destination concurrency)`,
+          },
+          { label: 'raw ceiling = min(a, b)', value: ceiling, unit: 'events/s' },
+          {
+            label: 'Hookline delivered',
+            value: delivered,
+            unit: 'events/s',
+            detail: `${run.delivered} events, first tracking call → last delivery`,
+          },
+          {
+            label: 'Hookline accepted (during the run)',
+            value: perSecond(run.load.ok * BATCH_SIZE, run.load.elapsedMs),
+            unit: 'events/s',
+          },
+          {
+            label: 'Hookline CPU (all roles)',
+            value: hooklineCpu,
+            unit: 'µs/event',
+            detail: 'this process, first call → last delivery',
+          },
+          {
+            label: 'Hookline event-loop utilisation',
+            value: run.appElu,
+            unit: '',
+            detail: 'near 1: CPU-bound',
+          },
+          {
+            label: 'raw CPU: produce + consume + POST',
+            value: rawCpu,
+            unit: 'µs/event',
+            detail: `${perEvent(produced.cpuMs, events).toFixed(0)} + ${perEvent(consumed.cpuMs, events).toFixed(0)} + ${perEvent(posted.cpuMs, posted.sent).toFixed(0)}`,
+          },
+        ],
+        checks: [check('delivered/s ÷ raw ceiling', delivered / ceiling, '×', 'min', TARGET_RATIO)],
+        notes,
+      };
+    } finally {
+      await producer.disconnect();
+      await app.stop();
+    }
+  },
+};

@@ -1,0 +1,13 @@
+import type { Scenario } from '../lib/scenario';
+import { e2eScenario } from './e2e';
+import { ingestScenario } from './ingest';
+import { isolationScenario } from './isolation';
+import { latencyScenario } from './latency';
+
+/** Every scenario, in the order `npm run bench` runs them. A new one is a module plus a line here. */
+export const SCENARIOS: readonly Scenario[] = [
+  ingestScenario,
+  e2eScenario,
+  latencyScenario,
+  isolationScenario,
+];
