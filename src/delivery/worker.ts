@@ -51,8 +51,10 @@ export async function startDeliveryWorker(options: {
   const dispatcher = new Dispatcher({
     maxActivePerDestination: config.delivery.destinationConcurrency,
     maxQueuedPerDestination: config.delivery.destinationQueue,
+    deferAfterWaitMs: config.retry.scheduleMs[0]!,
     run: executor.execute,
     defer: executor.defer,
+    clock,
   });
   const consumer = new ConcurrentConsumer({
     kafka: context.kafka,

@@ -32,21 +32,47 @@ function manualRuns() {
 }
 
 describe('Dispatcher', () => {
-  it('keeps a stuck destination from holding back another', async () => {
+  it('defers the tasks of a stuck destination once its queue is full, without holding back another', async () => {
     const { run, started } = manualRuns();
+    const deferred: string[] = [];
+    let now = 0;
+    const d = new Dispatcher({
+      maxActivePerDestination: 2,
+      maxQueuedPerDestination: 3,
+      deferAfterWaitMs: 10_000,
+      run,
+      defer: async (t) => void deferred.push(t.messageId),
+      clock: { now: () => now },
+    });
+    // "stuck" never answers: 2 in flight, 3 queued; once its requests have hung for long enough
+    // that the queue would take over 10 s to drain, the rest are deferred.
+    for (let i = 0; i < 5; i++) void d.submit(task('stuck', `u${i}`, `s${i}`));
+    now += 7_000; // 3 queued ÷ 2 active × 7 s = 10.5 s > 10 s
+    for (let i = 5; i < 8; i++) void d.submit(task('stuck', `u${i}`, `s${i}`));
+    void d.submit(task('fast', 'u1', 'f1'));
+    expect(started).toEqual(['s0', 's1', 'f1']);
+    expect(d.load('stuck')).toEqual({ active: 2, queued: 3 });
+    expect(deferred).toEqual(['s5', 's6', 's7']);
+  });
+
+  it('queues a burst for a destination that answers quickly, even past the queue bound', async () => {
+    const { run, finish } = manualRuns();
+    let now = 0;
     const deferred: string[] = [];
     const d = new Dispatcher({
       maxActivePerDestination: 2,
       maxQueuedPerDestination: 3,
+      deferAfterWaitMs: 10_000,
       run,
       defer: async (t) => void deferred.push(t.messageId),
+      clock: { now: () => now },
     });
-    // "slow" never finishes: 2 in flight, 3 queued, the rest deferred.
-    for (let i = 0; i < 8; i++) void d.submit(task('slow', `u${i}`, `s${i}`));
-    void d.submit(task('fast', 'u1', 'f1'));
-    expect(started).toEqual(['s0', 's1', 'f1']);
-    expect(d.load('slow')).toEqual({ active: 2, queued: 3 });
-    expect(deferred).toEqual(['s5', 's6', 's7']);
+    void d.submit(task('fast', 'u0', 'm0'));
+    now += 20;
+    await finish('m0'); // a 20 ms request
+    for (let i = 1; i <= 20; i++) void d.submit(task('fast', `u${i}`, `m${i}`));
+    expect(deferred).toEqual([]);
+    expect(d.load('fast')).toEqual({ active: 2, queued: 18 });
   });
 
   it("keeps one user's tasks to one destination in order, and other users' running meanwhile", async () => {
@@ -54,6 +80,8 @@ describe('Dispatcher', () => {
     const d = new Dispatcher({
       maxActivePerDestination: 10,
       maxQueuedPerDestination: 100,
+      deferAfterWaitMs: 10_000,
+      clock: { now: () => 0 },
       run,
       defer: async () => {},
     });
@@ -75,6 +103,8 @@ describe('Dispatcher', () => {
     const d = new Dispatcher({
       maxActivePerDestination: 1,
       maxQueuedPerDestination: 1,
+      deferAfterWaitMs: 10_000,
+      clock: { now: () => 0 },
       run: async () => {
         throw new Error('kafka down');
       },
