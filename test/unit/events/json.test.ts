@@ -1,5 +1,5 @@
 import { stringify } from 'lossless-json';
-import { isLosslessNumber, parseJson, stringifyJson } from '../../../src/events/json';
+import { isLosslessNumber, numbersAreExact, parseJson, stringifyJson } from '../../../src/events/json';
 
 describe('lossless JSON', () => {
   it.each([
@@ -50,6 +50,19 @@ describe('lossless JSON', () => {
         stringify(v, (_k, x) => (typeof x === 'number' && !Number.isFinite(x) ? null : x)),
       );
     }
+  });
+
+  it.each([
+    ['{"a":1,"b":-2.5,"c":"1.0 in a string","d":"-0","e":"\\"12345678901234567890"}', true],
+    ['{"t":"2024-05-01T10:00:00.000Z","n":[0,1e+21,123456789]}', true],
+    ['{"n":1e21}', false], // JavaScript prints it 1e+21
+    ['{"a":1.0}', false],
+    ['{"a":12345678901234567890}', false],
+    ['{"a":-0}', false],
+    ['{"a":1E5}', false],
+    ['[0.1,0.10]', false],
+  ])('numbersAreExact(%s) is %s', (text, exact) => {
+    expect(numbersAreExact(text)).toBe(exact);
   });
 
   it('throws on invalid JSON', () => {
