@@ -82,3 +82,67 @@ export function formatStages(samples: StageCounts[]): string[] {
   }
   return lines;
 }
+
+/** A Prometheus histogram of Hookline's, summed over the label sets `filter` keeps. */
+export interface HistogramSnapshot {
+  /** Cumulative counts by upper bound (`le`), ascending; the last bound is +Infinity. */
+  buckets: { le: number; count: number }[];
+  count: number;
+  sum: number;
+}
+
+export async function histogramSnapshot(
+  registry: Registry,
+  name: string,
+  filter: (labels: Record<string, unknown>) => boolean = () => true,
+): Promise<HistogramSnapshot> {
+  const snapshot: HistogramSnapshot = { buckets: [], count: 0, sum: 0 };
+  const metric = registry.getSingleMetric(name);
+  if (!metric) return snapshot;
+  const byLe = new Map<number, number>();
+  for (const v of (await metric.get()).values as { labels: object; value: number; metricName?: string }[]) {
+    const labels = v.labels as Record<string, unknown>;
+    if (!filter(labels)) continue;
+    if (v.metricName === `${name}_bucket`) {
+      const le = labels.le === '+Inf' ? Number.POSITIVE_INFINITY : Number(labels.le);
+      byLe.set(le, (byLe.get(le) ?? 0) + v.value);
+    } else if (v.metricName === `${name}_count`) snapshot.count += v.value;
+    else if (v.metricName === `${name}_sum`) snapshot.sum += v.value;
+  }
+  snapshot.buckets = [...byLe].sort(([a], [b]) => a - b).map(([le, count]) => ({ le, count }));
+  return snapshot;
+}
+
+/** What was observed between two snapshots of the same histogram. */
+export function histogramDelta(after: HistogramSnapshot, before: HistogramSnapshot): HistogramSnapshot {
+  const earlier = new Map(before.buckets.map((b) => [b.le, b.count]));
+  return {
+    buckets: after.buckets.map((b) => ({ le: b.le, count: b.count - (earlier.get(b.le) ?? 0) })),
+    count: after.count - before.count,
+    sum: after.sum - before.sum,
+  };
+}
+
+/**
+ * The q-quantile (0–1) of a histogram: `bound`, the upper bound of the bucket it falls in (what
+ * the histogram can promise), and `estimate`, interpolated linearly inside that bucket as
+ * Prometheus's histogram_quantile does. NaN when nothing was observed.
+ */
+export function histogramQuantile(h: HistogramSnapshot, q: number): { bound: number; estimate: number } {
+  const total = h.buckets[h.buckets.length - 1]?.count ?? 0;
+  if (total === 0) return { bound: Number.NaN, estimate: Number.NaN };
+  const rank = q * total;
+  let lower = 0;
+  let below = 0;
+  for (const b of h.buckets) {
+    if (b.count >= rank) {
+      if (b.le === Number.POSITIVE_INFINITY) return { bound: b.le, estimate: lower };
+      const inBucket = b.count - below;
+      const estimate = inBucket > 0 ? lower + ((b.le - lower) * (rank - below)) / inBucket : b.le;
+      return { bound: b.le, estimate };
+    }
+    lower = b.le;
+    below = b.count;
+  }
+  return { bound: Number.POSITIVE_INFINITY, estimate: lower };
+}

@@ -68,7 +68,9 @@ export function formatReport(report: BenchReport): string {
     for (const n of s.result!.notes) lines.push(n.startsWith('  ') ? n : `  · ${n}`);
   }
   lines.push('');
-  lines.push('Targets (every figure is a ratio to a baseline measured in this run, except latency)');
+  lines.push(
+    'Targets (every figure is a ratio to a baseline measured in this run, except latency and retry lateness)',
+  );
   lines.push(`  ${'check'.padEnd(54)} ${'value'.padStart(12)}   ${'target'.padEnd(12)} verdict`);
   for (const s of report.scenarios) {
     if (s.error) lines.push(`  ${`${s.name}: (failed)`.padEnd(54)} ${'—'.padStart(12)}`);

@@ -3,6 +3,8 @@ import { e2eScenario } from './e2e';
 import { ingestScenario } from './ingest';
 import { isolationScenario } from './isolation';
 import { latencyScenario } from './latency';
+import { producerScenario } from './producer';
+import { retryLatenessScenario } from './retry-lateness';
 
 /** Every scenario, in the order `npm run bench` runs them. A new one is a module plus a line here. */
 export const SCENARIOS: readonly Scenario[] = [
@@ -10,4 +12,6 @@ export const SCENARIOS: readonly Scenario[] = [
   e2eScenario,
   latencyScenario,
   isolationScenario,
+  retryLatenessScenario,
+  producerScenario,
 ];

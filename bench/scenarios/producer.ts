@@ -1,0 +1,219 @@
+import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import pino from 'pino';
+import { eventKey } from '../../src/events/types';
+import type { Logger } from '../../src/observability/logger';
+import { Analytics, MAX_BATCH_BYTES, QueueFullError, type TrackMessage } from '../../src/producer';
+import { normalizeCall, rawMessage } from '../../src/producer/messages';
+import { runId, startBenchApp } from '../lib/app';
+import { trackEvent, type EncodedRecord } from '../lib/events';
+import { benchKafka, produceClosedLoop, rawProducer, type Throughput } from '../lib/raw-kafka';
+import { check, scaled, type Check, type Figure, type Scenario } from '../lib/scenario';
+import { cpuMsSince, median, perSecond } from '../lib/stats';
+
+const EVENTS = 50_000;
+const WARM_UP_EVENTS = 5_000;
+const FLUSH_AT = [100, 500] as const;
+/** Rounds of each side, interleaved (raw, library, ...); the median round's ratio counts. */
+const ROUNDS = 3;
+/** The issue sets no target; below this a warning is printed. */
+const WARNING_RATIO = 0.5;
+/** No round may take longer than this. */
+const ROUND_TIMEOUT_MS = 60_000;
+
+interface LibraryRound {
+  count: number;
+  /** First track() → close() resolved (the figure the issue asks for). */
+  elapsedMs: number;
+  /** First track() → every call acknowledged (close() then only disconnects). */
+  ackedMs: number;
+  /** Time spent inside track() calls: validation, normalisation, Avro encoding, queueing. */
+  trackMs: number;
+  cpuMs: number;
+  /** QueueFullErrors met (each answered with `await flush()`). */
+  queueFull: number;
+  /** Calls per batch the library sent (from its `batch acknowledged` debug lines). */
+  batches: number[];
+}
+
+const rawRate = (r: Throughput) => perSecond(r.count, r.elapsedMs);
+const libRate = (l: LibraryRound) => perSecond(l.count, l.elapsedMs);
+
+/**
+ * A logger that writes nothing and counts the library's batches: its `batch acknowledged`
+ * debug line carries the batch's message count. The hook returns before pino formats anything,
+ * so the other debug lines (one `queued` per call) cost a function call each.
+ */
+function batchCounter(): { logger: Logger; batches: number[] } {
+  const batches: number[] = [];
+  const logger = pino({
+    level: 'debug',
+    hooks: {
+      logMethod(args) {
+        const [fields, message] = args as unknown[];
+        if (message === 'batch acknowledged') batches.push((fields as { messages: number }).messages);
+      },
+    },
+  });
+  return { logger, batches };
+}
+
+/**
+ * Issue 7: events/s through the producer library (`hookline/producer`, Kafka transport): N
+ * track() calls as fast as it accepts them (a QueueFullError is answered with `await flush()`, as
+ * its README says), then close(), timed until close() resolves. Baseline, same run, same topic:
+ * a raw kafkajs idempotent producer (acks=-1) sending the records the library writes for the
+ * same calls (its own normalizeCall + the app's EventCodec), one sendBatch at a time (the library
+ * has one batch in flight) of flushAt records; and, as a second reference, of ≤ 500 KB, the
+ * batches the library actually sends under load. Hookline runs only the ingest role (the
+ * catalog the library reads), so nothing consumes the events meanwhile.
+ */
+export const producerScenario: Scenario = {
+  name: 'producer',
+  title: 'Producer library (Kafka transport) vs raw kafkajs produce — issue 7',
+  async run(ctx) {
+    const events = scaled(ctx, EVENTS);
+    const app = await startBenchApp(ctx, 'producer', { HOOKLINE_ROLES: 'ingest' });
+    const kafka = benchKafka(ctx, 'hookline-bench-raw');
+    const producer = await rawProducer(kafka);
+    try {
+      const source = await app.source('bench producer');
+      const codec = app.app.context.events;
+      const topic = app.app.context.topics.events;
+      const run = runId('prod');
+      const calls = Array.from({ length: events }, (_, i) => trackEvent(run, i) as unknown as TrackMessage);
+      // The records the library writes for these calls: its own normalisation, the app's codec.
+      const records: EncodedRecord[] = calls.map((call) => {
+        const event = normalizeCall(rawMessage('track', call, randomUUID), {
+          sourceId: source.id,
+          receivedAtMs: Date.now(),
+        });
+        return { key: eventKey(event), value: codec.encode(event) };
+      });
+      const recordBytes = records.reduce((n, r) => n + Buffer.byteLength(r.key) + r.value.length, 0) / events;
+      const fullBatch = Math.floor(MAX_BATCH_BYTES / recordBytes);
+
+      const rawRound = (batchSize: number, count = events) =>
+        produceClosedLoop({ producer, topic, records: records.slice(0, count), batchSize, concurrency: 1 });
+      const libraryRound = async (flushAt: number, count = events): Promise<LibraryRound> => {
+        const { logger, batches } = batchCounter();
+        const analytics = await Analytics.connect(source.writeKey, {
+          brokers: ctx.cluster.kafkaBrokers,
+          registry: ctx.cluster.schemaRegistryUrl,
+          topicPrefix: app.prefix,
+          flushAt,
+          logger,
+          env: {},
+        });
+        let closed = false;
+        try {
+          const cpu = process.cpuUsage();
+          const startedAt = performance.now();
+          const deadline = startedAt + ROUND_TIMEOUT_MS;
+          let trackMs = 0;
+          let queueFull = 0;
+          let i = 0;
+          while (i < count) {
+            const from = performance.now();
+            try {
+              while (i < count) analytics.track(calls[i++]!);
+            } catch (err) {
+              if (!(err instanceof QueueFullError)) throw err;
+              i--; // not queued: sent again after the flush
+              queueFull++;
+            }
+            trackMs += performance.now() - from;
+            if (i < count) {
+              if (performance.now() > deadline)
+                throw new Error(`the library round took over ${ROUND_TIMEOUT_MS} ms`);
+              await analytics.flush();
+            }
+          }
+          await analytics.flush();
+          const ackedMs = performance.now() - startedAt;
+          await analytics.close();
+          closed = true;
+          const elapsedMs = performance.now() - startedAt;
+          return { count, elapsedMs, ackedMs, trackMs, cpuMs: cpuMsSince(cpu), queueFull, batches };
+        } finally {
+          if (!closed) await analytics.close().catch(() => undefined);
+        }
+      };
+
+      ctx.log(`producer: warming up (${WARM_UP_EVENTS} events each way)`);
+      await rawRound(FLUSH_AT[0], WARM_UP_EVENTS);
+      await libraryRound(FLUSH_AT[0], WARM_UP_EVENTS);
+
+      const raw = new Map<number, Throughput[]>(FLUSH_AT.map((f) => [f, []]));
+      const lib = new Map<number, LibraryRound[]>(FLUSH_AT.map((f) => [f, []]));
+      const rawFull: Throughput[] = [];
+      for (let round = 1; round <= ROUNDS; round++) {
+        for (const flushAt of FLUSH_AT) {
+          raw.get(flushAt)!.push(await rawRound(flushAt));
+          lib.get(flushAt)!.push(await libraryRound(flushAt));
+        }
+        rawFull.push(await rawRound(fullBatch));
+        ctx.log(
+          `producer round ${round}: ${FLUSH_AT.map((f) => `flushAt ${f}: raw ${Math.round(rawRate(raw.get(f)![round - 1]!))}/s, library ${Math.round(libRate(lib.get(f)![round - 1]!))}/s`).join('; ')}; raw ≤ 500 KB batches ${Math.round(rawRate(rawFull[round - 1]!))}/s`,
+        );
+      }
+
+      const figures: Figure[] = [];
+      const checks: Check[] = [];
+      const notes: string[] = [];
+      for (const flushAt of FLUSH_AT) {
+        const raws = raw.get(flushAt)!;
+        const libs = lib.get(flushAt)!;
+        const ratios = libs.map((l, i) => libRate(l) / rawRate(raws[i]!));
+        const mid = libs.map((_, i) => i).sort((a, b) => ratios[a]! - ratios[b]!)[Math.floor(ROUNDS / 2)]!;
+        const [r, l, full] = [raws[mid]!, libs[mid]!, rawFull[mid]!];
+        const batchMean = l.batches.reduce((a, b) => a + b, 0) / Math.max(1, l.batches.length);
+        figures.push(
+          {
+            label: `flushAt ${flushAt}: raw sendBatch(${flushAt})`,
+            value: rawRate(r),
+            unit: 'events/s',
+            detail: `1 at a time, acks=-1, idempotent; ${((r.cpuMs * 1_000) / r.count).toFixed(1)} µs CPU/event`,
+          },
+          {
+            label: `flushAt ${flushAt}: library track → close()`,
+            value: libRate(l),
+            unit: 'events/s',
+            detail: `${((l.cpuMs * 1_000) / l.count).toFixed(1)} µs CPU/event`,
+          },
+          {
+            label: `flushAt ${flushAt}: library ÷ raw`,
+            value: ratios[mid]!,
+            unit: '×',
+            detail: `median of ${ROUNDS} rounds: ${ratios.map((x) => x.toFixed(2)).join(', ')}`,
+          },
+          {
+            label: `flushAt ${flushAt}: library ÷ raw ≤ 500 KB batches`,
+            value: libRate(l) / rawRate(full),
+            unit: '×',
+            detail: `raw sendBatch(${fullBatch}) ${Math.round(rawRate(full))} events/s, same round`,
+          },
+        );
+        checks.push(
+          check(
+            `flushAt ${flushAt}: library ÷ raw (no target; warning below)`,
+            ratios[mid]!,
+            '×',
+            'min',
+            WARNING_RATIO,
+          ),
+        );
+        notes.push(
+          `flushAt ${flushAt} (median round): ${l.count} calls; ${Math.round(l.trackMs)} ms inside track() (${((l.trackMs * 1_000) / l.count).toFixed(1)} µs/call: normalise + encode + queue), ${Math.round(l.ackedMs - l.trackMs)} ms waiting for flushes, ${Math.round(l.elapsedMs - l.ackedMs)} ms in close() after the last ack; ${l.queueFull} QueueFullErrors; ${l.batches.length} batches, mean ${Math.round(batchMean)} calls (first ${l.batches[0] ?? 0}, largest ${Math.max(0, ...l.batches)}); to the last ack ${Math.round(perSecond(l.count, l.ackedMs))} events/s`,
+        );
+      }
+      notes.push(
+        `records: ${Math.round(recordBytes)} bytes each (key + Avro value); a 500 KB batch holds ${fullBatch}; raw ≤ 500 KB rounds: ${rawFull.map((r) => Math.round(rawRate(r))).join(', ')} events/s (median ${Math.round(median(rawFull.map(rawRate)))})`,
+      );
+      return { figures, checks, notes };
+    } finally {
+      await producer.disconnect();
+      await app.stop();
+    }
+  },
+};
