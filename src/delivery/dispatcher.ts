@@ -20,6 +20,7 @@ export interface DispatcherOptions {
 
 interface Queued {
   task: DeliveryTask;
+  onStart: (() => void) | undefined;
   key: string;
   resolve: () => void;
   reject: (err: unknown) => void;
@@ -48,8 +49,11 @@ export class Dispatcher {
 
   constructor(private readonly options: DispatcherOptions) {}
 
-  /** Resolves when the task was attempted and handed on, or deferred. */
-  submit(task: DeliveryTask): Promise<void> {
+  /**
+   * Resolves when the task was attempted and handed on, or deferred. `onStart` runs when the
+   * attempt begins (after any wait in the lane), not when it is deferred.
+   */
+  submit(task: DeliveryTask, onStart?: () => void): Promise<void> {
     let lane = this.lanes.get(task.destinationId);
     if (!lane) {
       lane = { active: 0, activeKeys: new Map(), activeSince: new Set(), queue: [], avgRunMs: undefined };
@@ -63,7 +67,7 @@ export class Dispatcher {
       return this.options.defer(task);
     }
     return new Promise<void>((resolve, reject) => {
-      lane.queue.push({ task, key: task.userKey, resolve, reject });
+      lane.queue.push({ task, onStart, key: task.userKey, resolve, reject });
       this.pump(task.destinationId, lane);
     });
   }
@@ -102,6 +106,7 @@ export class Dispatcher {
     lane.activeKeys.set(item.key, (lane.activeKeys.get(item.key) ?? 0) + 1);
     const since = { atMs: this.options.clock.now() };
     lane.activeSince.add(since);
+    item.onStart?.();
     this.options
       .run(item.task)
       .then(item.resolve, item.reject)

@@ -48,11 +48,11 @@ export async function startDelayConsumer(options: DelayConsumerOptions): Promise
       logger,
       handle: async (task, consumed) => {
         const dueAtMs = task.dueAtMs ?? dueAtOf(consumed.message) ?? clock.now();
-        lateness.observe(
-          { tier: consumed.topic.slice(prefix.length) },
-          Math.max(0, clock.now() - dueAtMs) / 1_000,
+        const tier = consumed.topic.slice(prefix.length);
+        // Observed when the attempt starts, so time spent waiting in a busy lane counts too.
+        await dispatcher.submit(task, () =>
+          lateness.observe({ tier }, Math.max(0, clock.now() - dueAtMs) / 1_000),
         );
-        await dispatcher.submit(task);
       },
     }),
   });

@@ -99,6 +99,24 @@ describe('Dispatcher', () => {
     expect(d.load('d')).toEqual({ active: 0, queued: 0 });
   });
 
+  it('calls onStart when the attempt begins, after any wait in the lane', async () => {
+    const { run, finish } = manualRuns();
+    const d = new Dispatcher({
+      maxActivePerDestination: 1,
+      maxQueuedPerDestination: 10,
+      deferAfterWaitMs: 10_000,
+      clock: { now: () => 0 },
+      run,
+      defer: async () => {},
+    });
+    const startedAt: string[] = [];
+    void d.submit(task('d', 'u1', 'a'), () => startedAt.push('a'));
+    void d.submit(task('d', 'u2', 'b'), () => startedAt.push('b'));
+    expect(startedAt).toEqual(['a']);
+    await finish('a');
+    expect(startedAt).toEqual(['a', 'b']);
+  });
+
   it('passes a failure of the run function to the submitter', async () => {
     const d = new Dispatcher({
       maxActivePerDestination: 1,
