@@ -1,32 +1,15 @@
-import { startTestApp, type TestApp } from '../support/app';
+import type { TestApp } from '../support/app';
 import { eventually } from '../support/eventually';
 import { createDestination, createSource, sendTracking } from '../support/hookline';
-import { startReceiver, type ReceivedRequest, type Receiver } from '../support/receiver';
+import { testScope } from '../support/scope';
+import type { ReceivedRequest } from '../support/receiver';
 
 /**
  * Operations on the real broker with real receivers: dead letters (list, inspect, redrive), the
  * attempt log, and replays of the events topic. The 4-hour retry policy is scaled to a second.
  */
 describe('operations', () => {
-  const receivers: Receiver[] = [];
-  const apps: TestApp[] = [];
-
-  afterEach(async () => {
-    await Promise.all(apps.splice(0).map((a) => a.stop()));
-    await Promise.all(receivers.splice(0).map((r) => r.close()));
-  });
-
-  async function app(env: Record<string, string> = {}): Promise<TestApp> {
-    const a = await startTestApp(env);
-    apps.push(a);
-    return a;
-  }
-
-  async function receiver(...args: Parameters<typeof startReceiver>): Promise<Receiver> {
-    const r = await startReceiver(...args);
-    receivers.push(r);
-    return r;
-  }
+  const { app, receiver } = testScope();
 
   it('lists a dead letter with its history, redrives it exactly once, and logs every attempt', async () => {
     const t = await app({ HOOKLINE_RETRY_SCHEDULE: '200ms,400ms', HOOKLINE_RETRY_CUTOFF: '1s' });

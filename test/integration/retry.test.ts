@@ -1,8 +1,8 @@
 import { decodeTask, type DeliveryTask } from '../../src/delivery/task';
-import { startTestApp, uniquePrefix, type TestApp } from '../support/app';
+import { uniquePrefix, type TestApp } from '../support/app';
 import { eventually } from '../support/eventually';
 import { createDestination, createSource, sendTracking } from '../support/hookline';
-import { startReceiver, type Receiver } from '../support/receiver';
+import { testScope } from '../support/scope';
 import { readTopic } from '../support/topics';
 
 /**
@@ -10,25 +10,7 @@ import { readTopic } from '../support/topics';
  * HOOKLINE_RETRY_SCHEDULE / HOOKLINE_RETRY_CUTOFF.
  */
 describe('retries through delay topics', () => {
-  const receivers: Receiver[] = [];
-  const apps: TestApp[] = [];
-
-  afterEach(async () => {
-    await Promise.all(apps.splice(0).map((a) => a.stop()));
-    await Promise.all(receivers.splice(0).map((r) => r.close()));
-  });
-
-  async function app(env: Record<string, string>): Promise<TestApp> {
-    const a = await startTestApp(env);
-    apps.push(a);
-    return a;
-  }
-
-  async function receiver(...args: Parameters<typeof startReceiver>): Promise<Receiver> {
-    const r = await startReceiver(...args);
-    receivers.push(r);
-    return r;
-  }
+  const { app, receiver, stop } = testScope();
 
   it('delivers exactly once after N failures, with growing gaps never shorter than scheduled', async () => {
     const scheduleMs = [400, 800, 1_600];
@@ -91,8 +73,7 @@ describe('retries through delay topics', () => {
     const firstAttemptAtMs = r.requests[0]!.atMs;
 
     // Stop the only process while the retry waits in its delay topic, then start another.
-    await first.stop();
-    apps.splice(apps.indexOf(first), 1);
+    await stop(first);
     await app(env);
 
     await eventually(() => r.requests.length === 2 || undefined, {

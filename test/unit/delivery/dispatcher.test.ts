@@ -1,4 +1,4 @@
-import { Dispatcher } from '../../../src/delivery/dispatcher';
+import { Dispatcher, type DispatcherOptions } from '../../../src/delivery/dispatcher';
 import type { DeliveryTask } from '../../../src/delivery/task';
 
 const task = (destinationId: string, userKey: string, messageId: string): DeliveryTask => ({
@@ -31,15 +31,24 @@ function manualRuns() {
   return { run, started, finish };
 }
 
+/** A dispatcher with the test's run function; other settings default to a small, patient lane. */
+function dispatcher(options: Partial<DispatcherOptions> & Pick<DispatcherOptions, 'run'>): Dispatcher {
+  return new Dispatcher({
+    maxActivePerDestination: 2,
+    maxQueuedPerDestination: 3,
+    deferAfterWaitMs: 10_000,
+    defer: async () => {},
+    clock: { now: () => 0 },
+    ...options,
+  });
+}
+
 describe('Dispatcher', () => {
   it('defers the tasks of a stuck destination once its queue is full, without holding back another', async () => {
     const { run, started } = manualRuns();
     const deferred: string[] = [];
     let now = 0;
-    const d = new Dispatcher({
-      maxActivePerDestination: 2,
-      maxQueuedPerDestination: 3,
-      deferAfterWaitMs: 10_000,
+    const d = dispatcher({
       run,
       defer: async (t) => void deferred.push(t.messageId),
       clock: { now: () => now },
@@ -59,10 +68,7 @@ describe('Dispatcher', () => {
     const { run, finish } = manualRuns();
     let now = 0;
     const deferred: string[] = [];
-    const d = new Dispatcher({
-      maxActivePerDestination: 2,
-      maxQueuedPerDestination: 3,
-      deferAfterWaitMs: 10_000,
+    const d = dispatcher({
       run,
       defer: async (t) => void deferred.push(t.messageId),
       clock: { now: () => now },
@@ -77,14 +83,7 @@ describe('Dispatcher', () => {
 
   it("keeps one user's tasks to one destination in order, and other users' running meanwhile", async () => {
     const { run, started, finish } = manualRuns();
-    const d = new Dispatcher({
-      maxActivePerDestination: 10,
-      maxQueuedPerDestination: 100,
-      deferAfterWaitMs: 10_000,
-      clock: { now: () => 0 },
-      run,
-      defer: async () => {},
-    });
+    const d = dispatcher({ run, maxActivePerDestination: 10, maxQueuedPerDestination: 100 });
     const done = [
       d.submit(task('d', 'alice', 'a1')),
       d.submit(task('d', 'alice', 'a2')),
@@ -101,14 +100,7 @@ describe('Dispatcher', () => {
 
   it('calls onStart when the attempt begins, after any wait in the lane', async () => {
     const { run, finish } = manualRuns();
-    const d = new Dispatcher({
-      maxActivePerDestination: 1,
-      maxQueuedPerDestination: 10,
-      deferAfterWaitMs: 10_000,
-      clock: { now: () => 0 },
-      run,
-      defer: async () => {},
-    });
+    const d = dispatcher({ run, maxActivePerDestination: 1, maxQueuedPerDestination: 10 });
     const startedAt: string[] = [];
     void d.submit(task('d', 'u1', 'a'), () => startedAt.push('a'));
     void d.submit(task('d', 'u2', 'b'), () => startedAt.push('b'));
@@ -118,15 +110,12 @@ describe('Dispatcher', () => {
   });
 
   it('passes a failure of the run function to the submitter', async () => {
-    const d = new Dispatcher({
+    const d = dispatcher({
       maxActivePerDestination: 1,
       maxQueuedPerDestination: 1,
-      deferAfterWaitMs: 10_000,
-      clock: { now: () => 0 },
       run: async () => {
         throw new Error('kafka down');
       },
-      defer: async () => {},
     });
     await expect(d.submit(task('d', 'u', 'm'))).rejects.toThrow('kafka down');
     expect(d.load('d')).toEqual({ active: 0, queued: 0 });
