@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import pino from 'pino';
-import { resolveCluster } from '../src/devstack';
+import { resolveCluster } from '../tools/devstack';
 import { createLogger } from '../src/observability/logger';
 import { Harness } from './harness/client';
 import { formatReport, type BenchReport, type ScenarioRecord } from './lib/report';

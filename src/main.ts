@@ -1,35 +1,47 @@
 /**
- * `npm start`: reads config, brings up a local Kafka + schema registry when no cluster is
- * configured, starts Hookline, and shuts everything down on SIGINT/SIGTERM.
+ * The process entry point (`npm run start:prod`, the container image): reads config, starts
+ * Hookline on the cluster it names (KAFKA_BROKERS, SCHEMA_REGISTRY_URL), and shuts down on
+ * SIGINT/SIGTERM. `npm start` runs this same code through tools/devstack/start.ts, which first
+ * finds or starts a local Kafka and schema registry.
  */
 import { randomBytes } from 'node:crypto';
-import { startApp } from './app';
+import { startApp, type App, type ClusterAddress } from './compose';
 import { loadConfig, type Config } from './config/config';
-import { resolveCluster } from './devstack';
-import { ConfigError } from './errors';
-import { createLogger } from './observability/logger';
+import { ConfigError } from './core/errors';
+import { createLogger, type Logger } from './observability/logger';
 
-async function main(): Promise<void> {
+/** A cluster to run on, and how to let go of it when Hookline stops. */
+export interface Cluster extends ClusterAddress {
+  /** Shown in the start-up banner: `env`, `local`, `detached`, ... */
+  kind: string;
+  stop(): Promise<void>;
+}
+
+export interface RunOptions {
+  env: NodeJS.ProcessEnv;
+  /** Finds the cluster when config names none. Without it, KAFKA_BROKERS is required. */
+  resolveCluster?: (logger: Logger) => Promise<Cluster>;
+}
+
+/** Runs Hookline until SIGINT/SIGTERM; exits the process (2 on bad config, 1 on a failed start). */
+export async function run(options: RunOptions): Promise<void> {
   let config: Config;
   try {
-    config = loadConfig(process.env);
+    config = loadConfig(options.env);
   } catch (err) {
-    if (err instanceof ConfigError) {
-      process.stderr.write(`hookline: invalid configuration: ${err.message}\n`);
-      process.exit(2);
-    }
+    if (err instanceof ConfigError) exit(2, `hookline: invalid configuration: ${err.message}\n`);
     throw err;
   }
   const logger = createLogger({ level: config.logLevel });
 
+  const cluster = await clusterOf(config, logger, options.resolveCluster);
   if (!config.adminToken) {
     config = { ...config, adminToken: randomBytes(24).toString('base64url') };
     process.stdout.write(
       `Generated a development admin token (set HOOKLINE_ADMIN_TOKEN to choose one):\n  ${config.adminToken}\n`,
     );
   }
-
-  const cluster = await resolveCluster({ logger, env: process.env });
+  let app: App | undefined;
   let stopping = false;
   const shutdown = async (signal: string) => {
     if (stopping) return;
@@ -42,13 +54,8 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => void shutdown('SIGINT'));
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
 
-  let app: Awaited<ReturnType<typeof startApp>> | undefined;
   try {
-    app = await startApp({
-      config,
-      cluster: { kafkaBrokers: cluster.kafkaBrokers, schemaRegistryUrl: cluster.schemaRegistryUrl },
-      logger,
-    });
+    app = await startApp({ config, cluster, logger });
   } catch (err) {
     logger.fatal({ err }, 'start-up failed');
     await cluster.stop();
@@ -67,7 +74,36 @@ async function main(): Promise<void> {
   );
 }
 
-main().catch((err: unknown) => {
-  process.stderr.write(`hookline: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-  process.exit(1);
-});
+async function clusterOf(
+  config: Config,
+  logger: Logger,
+  resolve: RunOptions['resolveCluster'],
+): Promise<Cluster> {
+  const { brokers } = config.kafka;
+  const registryUrl = config.registry.url;
+  if (brokers && registryUrl) {
+    return {
+      kind: 'env',
+      kafkaBrokers: brokers,
+      schemaRegistryUrl: registryUrl,
+      stop: async () => undefined,
+    };
+  }
+  if (resolve) return resolve(logger);
+  exit(
+    2,
+    'hookline: invalid configuration: KAFKA_BROKERS: required (set KAFKA_BROKERS and SCHEMA_REGISTRY_URL; ' +
+      '`npm start` runs a local cluster for development)\n',
+  );
+}
+
+function exit(code: number, message: string): never {
+  process.stderr.write(message);
+  process.exit(code);
+}
+
+export function fail(err: unknown): never {
+  exit(1, `hookline: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+}
+
+if (require.main === module) run({ env: process.env }).catch(fail);

@@ -35,7 +35,7 @@ export async function startBenchApp(
     HOOKLINE_TOPIC_PREFIX: prefix,
   });
   ctx.log(
-    `${scenario}: Hookline started in-process on ${app.baseUrl} (prefix ${prefix}, roles ${app.app.context.config.roles.join(',')})`,
+    `${scenario}: Hookline started in-process on ${app.baseUrl} (prefix ${prefix}, roles ${app.app.parts.config.roles.join(',')})`,
   );
   return {
     ...app,

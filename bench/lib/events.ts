@@ -1,7 +1,7 @@
-import type { EventCodec } from '../../src/events/codec';
+import type { EventCodec } from '../../src/records/event';
 import type { JsonValue } from '../../src/events/json';
 import { eventKey, type TrackingEvent } from '../../src/events/types';
-import { normalizeEvent } from '../../src/ingest/normalize';
+import { normalizeEvent } from '../../src/events/normalize';
 
 /**
  * The workload: Segment `track` calls as analytics-node sends them (about 600 bytes of JSON each:

@@ -1,4 +1,4 @@
-import type { ClusterEndpoints, ClusterKind } from '../../src/devstack';
+import type { ClusterEndpoints, ClusterKind } from '../../tools/devstack';
 import type { Harness } from '../harness/client';
 
 /** What every scenario gets from bench/run.ts. */

@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
-import type { EventCodec } from '../../src/events/codec';
+import type { EventCodec } from '../../src/records/event';
 import { parseJson, type JsonObject, type JsonValue } from '../../src/events/json';
-import { normalizeEvent } from '../../src/ingest/normalize';
+import { normalizeEvent } from '../../src/events/normalize';
 import type { TrackingEvent } from '../../src/events/types';
 import { batchBody } from './events';
 

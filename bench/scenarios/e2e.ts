@@ -1,4 +1,4 @@
-import { serialisePayload } from '../../src/delivery/payload';
+import { serialisePayload } from '../../src/routing/payload';
 import { BENCH_PARTITIONS, runId, startBenchApp } from '../lib/app';
 import { formatStages, sampleStages } from '../lib/app-metrics';
 import { encodeEvents, normalizedEvent } from '../lib/events';
@@ -34,7 +34,7 @@ export const e2eScenario: Scenario = {
     const kafka = benchKafka(ctx, 'hookline-bench-raw');
     const producer = await rawProducer(kafka);
     try {
-      const { config, events: codec } = app.app.context;
+      const { config, events: codec } = app.app.parts;
       const {
         ids: [receiverId],
         urls: [url],
@@ -84,7 +84,7 @@ export const e2eScenario: Scenario = {
       );
 
       const profiler = ctx.profile ? await startProfiler(ctx.resultsDir) : undefined;
-      const sampler = await sampleStages(app.app.context.metrics);
+      const sampler = await sampleStages(app.app.parts.metrics);
       const run = await deliverAndWait(ctx, app, {
         writeKey: source.writeKey,
         receiverIds,

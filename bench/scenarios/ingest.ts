@@ -42,8 +42,8 @@ export const ingestScenario: Scenario = {
     const producer = await rawProducer(kafka);
     try {
       const source = await app.source('bench ingest');
-      const codec = app.app.context.events;
-      const topic = app.app.context.topics.events;
+      const codec = app.app.parts.events;
+      const topic = app.app.parts.topics.events;
       const records = encodeEvents(codec, source.id, runId('raw'), events);
       const rawRound = () =>
         produceClosedLoop({ producer, topic, records, batchSize: BATCH_SIZE, concurrency: CLIENTS });

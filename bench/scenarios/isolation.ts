@@ -53,7 +53,7 @@ export const isolationScenario: Scenario = {
       // The warm-up already hangs on the 10th destination: the fault run starts mid-fault.
       await warmUp(ctx, bad.app, { writeKey: bad.writeKey, receiverIds: measured, events: 500 });
       ctx.log(`isolation: fault run (destination ${DESTINATIONS} never answers; 5 s timeout)`);
-      const sampler = await sampleStages(bad.app.app.context.metrics);
+      const sampler = await sampleStages(bad.app.app.parts.metrics);
       const fault = await run(bad.app, bad.writeKey, 'isohang');
       const timeline = await sampler.stop();
       const [hung] = await harness.call('receiverStats', { ids: hanging.ids });

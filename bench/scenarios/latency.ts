@@ -40,7 +40,7 @@ export const latencyScenario: Scenario = {
       ctx.log(`latency: raw produce → consume at ${EVENTS_PER_SECOND} events/s`);
       const rawTopic = `${app.prefix}.raw-latency`;
       await createReadyTopic(kafka, rawTopic, BENCH_PARTITIONS);
-      const [record] = encodeEvents(app.app.context.events, source.id, 'raw', 1);
+      const [record] = encodeEvents(app.app.parts.events, source.id, 'raw', 1);
       const raw = distribution(
         await produceConsumeLatency({
           kafka,

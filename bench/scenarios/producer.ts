@@ -78,8 +78,8 @@ export const producerScenario: Scenario = {
     const producer = await rawProducer(kafka);
     try {
       const source = await app.source('bench producer');
-      const codec = app.app.context.events;
-      const topic = app.app.context.topics.events;
+      const codec = app.app.parts.events;
+      const topic = app.app.parts.topics.events;
       const run = runId('prod');
       const calls = Array.from({ length: events }, (_, i) => trackEvent(run, i) as unknown as TrackMessage);
       // The records the library writes for these calls: its own normalisation, the app's codec.

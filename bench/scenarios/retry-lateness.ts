@@ -45,7 +45,7 @@ interface LaneSummary {
  */
 function sampleLanes(app: BenchApp, destinationIds: string[]): { stop(): LaneSummary[] } {
   const dispatcher = app.app.roles.worker?.dispatcher;
-  const bound = app.app.context.config.delivery.destinationConcurrency;
+  const bound = app.app.parts.config.delivery.destinationConcurrency;
   const samples = destinationIds.map(() => [] as { active: number; queued: number }[]);
   const timer = setInterval(() => {
     if (dispatcher) destinationIds.forEach((id, i) => samples[i]!.push(dispatcher.load(id)));
@@ -94,7 +94,7 @@ export const retryLatenessScenario: Scenario = {
     const flaky = await FlakyReceiver.start();
     const healthy = await harness.call('startReceivers', { count: 1, recordLatency: true });
     try {
-      const { metrics } = app.app.context;
+      const { metrics } = app.app.parts;
       const source = await app.source('bench retry-lateness');
       const healthyId = await app.destination(source.id, healthy.urls[0]!, 'healthy');
       const flakyId = await app.destination(source.id, flaky.url, 'fails once per messageId');
@@ -163,7 +163,7 @@ export const retryLatenessScenario: Scenario = {
       const notes = [
         `offered ${load.sent} calls × ${BATCH_SIZE} events in ${Math.round(load.elapsedMs)} ms (${load.skipped} ticks skipped, load generator lag p99 ${load.scheduleLagP99Ms.toFixed(1)} ms); the flaky receiver failed ${flakyStats.failed} first attempts and got ${flakyStats.retried} retries, ${flakyStats.extra} requests beyond the second`,
         `Hookline during the run: ${last.retried - first.retried} retries scheduled, ${last.deferred - first.deferred} tasks deferred (lane full → first delay topic, unattempted), ${histogram.count} retries started (${LATENESS_METRIC} observations); its lateness is taken when a due task is handed to the dispatcher, the receiver's also covers the wait for a lane and the HTTP request`,
-        `dispatcher lanes (sampled every ${LANE_SAMPLE_MS} ms over load + drain, ${app.app.context.config.delivery.destinationConcurrency} requests in flight at most): failing destination ${formatLane(flakyLane!)}; healthy destination ${formatLane(healthyLane!)}`,
+        `dispatcher lanes (sampled every ${LANE_SAMPLE_MS} ms over load + drain, ${app.app.parts.config.delivery.destinationConcurrency} requests in flight at most): failing destination ${formatLane(flakyLane!)}; healthy destination ${formatLane(healthyLane!)}`,
         ...formatStages(timeline),
       ];
       if (!drained) {

@@ -5,7 +5,7 @@ import {
   UndecodableRecordError,
   UnencodableRecordError,
   errorMessage,
-} from '../errors';
+} from '../core/errors';
 import type { Logger } from '../observability/logger';
 import type { SchemaFile } from './schema-files';
 import { frame, unframe } from './wire';

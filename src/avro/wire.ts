@@ -1,4 +1,4 @@
-import { UndecodableRecordError } from '../errors';
+import { UndecodableRecordError } from '../core/errors';
 
 /** Confluent wire format: magic byte 0, 4-byte big-endian schema id, then the Avro binary body. */
 const MAGIC_BYTE = 0;

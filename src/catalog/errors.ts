@@ -1,4 +1,4 @@
-import { HooklineError } from '../errors';
+import { HooklineError, ReadLagError } from '../core/errors';
 
 export type EntityKind = 'source' | 'destination';
 
@@ -48,7 +48,6 @@ export class CatalogNotReadyError extends HooklineError {
 }
 
 /** The local materialiser did not apply an offset in time (or stopped while waiting). */
-export class CatalogLagError extends HooklineError {
-  readonly retriable = true;
-  readonly code = 'catalog_lagging';
+export class CatalogLagError extends ReadLagError {
+  override readonly code = 'catalog_lagging';
 }

@@ -1,20 +1,27 @@
 import type { Admin, Kafka } from 'kafkajs';
 import type { Registry } from 'prom-client';
 import type { AvroCodec } from '../avro/codec';
-import type { Clock } from '../clock';
+import type { Clock } from '../core/clock';
 import type { Logger } from '../observability/logger';
-import { withDeadline } from './deadline';
+import { withDeadline } from '../core/deadline';
 import { CatalogLagError } from './errors';
 import { startMaterialiser, type Materialiser } from './materialiser';
-import { CatalogRecordCodec } from './records';
+import { CatalogRecordCodec } from '../records/catalog';
 import { CatalogService } from './service';
 import { CatalogStore } from './store';
 import { CatalogWriter } from './writer';
 
-export type { CatalogView, Destination, DestinationSettings, Source, WebhookEntry } from './model';
+import type { AdminRoute } from '../http/admin';
+import { catalogRoutes } from './api/routes';
+import { toHttpError } from './api/errors';
+
+// The catalog's public surface: other stages import the catalog through this file only.
 export type { CatalogChange, CatalogListener } from './store';
 export { CatalogStore } from './store';
 export { CatalogService } from './service';
+export { startMaterialiser } from './materialiser';
+export { toHttpError as catalogHttpError } from './api/errors';
+export * from './errors';
 
 export interface CatalogOptions {
   kafka: Kafka;
@@ -38,6 +45,9 @@ export interface CatalogOptions {
 export interface Catalog {
   store: CatalogStore;
   service: CatalogService;
+  /** The catalog's part of the admin API (sources, destinations), and how its errors map to HTTP. */
+  routes: AdminRoute[];
+  mapError: (err: unknown) => unknown;
   /** Caught up at start and still following the topic: the process's readiness check. */
   ready(): boolean;
   /** Stops following the topic and closes the producer. */
@@ -81,6 +91,8 @@ export async function startCatalog(options: CatalogOptions): Promise<Catalog> {
   return {
     store,
     service,
+    routes: catalogRoutes({ service, store }),
+    mapError: toHttpError,
     ready: () => store.ready && materialiser.following(),
     stop: async () => {
       await materialiser.stop();

@@ -1,4 +1,4 @@
-import { systemClock, type Clock } from '../clock';
+import { systemClock, type Clock } from '../core/clock';
 import type { Logger } from '../observability/logger';
 import {
   CatalogNotFoundError,
@@ -7,8 +7,8 @@ import {
   UnknownSourceError,
 } from './errors';
 import { hashWriteKey, newDestinationId, newSourceId, newWriteKey, writeKeyPrefix } from './keys';
-import type { Destination, DestinationSettings, Source } from './model';
-import type { CatalogEntity } from './records';
+import type { Destination, DestinationSettings, Source } from '../records/catalog-model';
+import type { CatalogEntity } from '../records/catalog';
 import type { CatalogStore } from './store';
 import type { DestinationCreate, DestinationPatch, SourceCreate, SourcePatch } from './validation';
 

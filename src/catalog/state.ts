@@ -1,6 +1,6 @@
 import { hashWriteKey } from './keys';
-import type { Destination, Source } from './model';
-import type { CatalogEntity } from './records';
+import type { Destination, Source } from '../records/catalog-model';
+import type { CatalogEntity } from '../records/catalog';
 
 /** One applied change; `before`/`after` undefined = did not exist / was deleted. */
 export type CatalogChange =

@@ -1,9 +1,10 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
-import { systemClock, type Clock } from '../clock';
+import { systemClock, type Clock } from '../core/clock';
 import type { Logger } from '../observability/logger';
-import type { CatalogView, Destination, Source } from './model';
-import { ReadProgress, type PartitionWatermarks } from './progress';
-import type { CatalogEntity } from './records';
+import type { CatalogView, Destination, Source } from '../records/catalog-model';
+import { ReadProgress, type PartitionWatermarks } from '../kafka/progress';
+import type { CatalogEntity } from '../records/catalog';
+import { CatalogLagError } from './errors';
 import { CatalogState, type CatalogChange } from './state';
 
 export type { CatalogChange } from './state';
@@ -29,7 +30,7 @@ export interface TopicPosition {
  */
 export class CatalogStore implements CatalogView {
   private readonly state = new CatalogState();
-  private readonly progress = new ReadProgress();
+  private readonly progress = new ReadProgress({ lagError: (message) => new CatalogLagError(message) });
   private readonly listeners = new Set<CatalogListener>();
   private readonly logger: Logger;
   private readonly clock: Clock;

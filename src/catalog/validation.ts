@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { RESERVED_HEADERS } from '../records/catalog-model';
 
 /**
  * Request schemas of the admin API. They validate requests and, through `z.toJSONSchema`, are the
@@ -21,21 +22,6 @@ const MAX_SECRET_CHARS = 1_024;
 const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 /** What Node's HTTP client refuses in a header value: controls (CR, LF, NUL...) other than tab, and non-Latin-1. */
 const INVALID_HEADER_VALUE_CHAR = /[^\t\x20-\x7e\x80-\xff]/;
-
-/**
- * Header names a destination may not set (compared case-insensitively). The first three are
- * Hookline's own (body type, client identity, signature); the rest would corrupt the request's
- * framing or target.
- */
-export const RESERVED_HEADERS: readonly string[] = [
-  'content-type',
-  'user-agent',
-  'x-signature',
-  'content-length',
-  'transfer-encoding',
-  'connection',
-  'host',
-];
 
 const name = z
   .string()
@@ -193,24 +179,3 @@ export type SourceCreate = z.output<typeof sourceCreateSchema>;
 export type SourcePatch = z.output<typeof sourcePatchSchema>;
 export type DestinationCreate = z.output<typeof destinationCreateSchema>;
 export type DestinationPatch = z.output<typeof destinationPatchSchema>;
-
-/** One problem with a request, as returned in a 400 answer. */
-export interface ValidationIssue {
-  /** Dotted path into the body, e.g. `settings.webhooks.0.url`; empty for the body itself. */
-  path: string;
-  /** Stable code: ours (`header_reserved`, ...) or zod's (`too_big`, `invalid_type`, ...). */
-  code: string;
-  message: string;
-}
-
-export function toValidationIssues(error: z.ZodError): ValidationIssue[] {
-  return error.issues.map((issue) => {
-    const custom =
-      issue.code === 'custom' ? (issue.params as { code?: unknown } | undefined)?.code : undefined;
-    return {
-      path: issue.path.map(String).join('.'),
-      code: typeof custom === 'string' ? custom : issue.code,
-      message: issue.message,
-    };
-  });
-}

@@ -1,10 +1,10 @@
 import type { Kafka, Producer } from 'kafkajs';
-import { KafkaUnavailableError, errorMessage } from '../errors';
+import { KafkaUnavailableError, errorMessage } from '../core/errors';
 import type { Logger } from '../observability/logger';
-import { withDeadline } from './deadline';
+import { withDeadline } from '../core/deadline';
 import { CatalogLagError } from './errors';
 import { producerSettings } from '../kafka/client';
-import type { CatalogEntity, CatalogRecordCodec } from './records';
+import type { CatalogEntity, CatalogRecordCodec } from '../records/catalog';
 
 /** The part of the store a writer needs: wait until an offset has been applied locally. */
 export interface AppliedOffsets {

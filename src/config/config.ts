@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { ConfigError } from '../errors';
-import { DEFAULT_RETRY_CUTOFF_MS, DEFAULT_RETRY_SCHEDULE_MS, scheduleProblem } from '../retry/schedule';
+import { ConfigError } from '../core/errors';
+import { DEFAULT_RETRY_CUTOFF_MS, DEFAULT_RETRY_SCHEDULE_MS, scheduleProblem } from './retry';
 import { envBool, envBrokers, envDurationMs, envInt, envString, envUrl, parseDurationMs } from './env';
 
 export const ROLES = ['ingest', 'router', 'worker'] as const;

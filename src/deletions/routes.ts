@@ -1,22 +1,22 @@
 import { randomUUID } from 'node:crypto';
-import type { AdminAuthenticator } from '../admin/auth';
-import type { CatalogView } from '../catalog/model';
-import type { Clock } from '../clock';
+import type { AdminRoute } from '../http/admin';
+import type { CatalogView } from '../records/catalog-model';
+import type { Clock } from '../core/clock';
 import { parseJson } from '../events/json';
 import type { DeleteEvent } from '../events/types';
 import { HttpError, readBody, sendJson } from '../http/respond';
-import type { Handler, Router } from '../http/router';
-import { toHttpError } from '../admin/errors';
-import { adminHandler } from '../admin/routes';
-import type { EventPublisher } from '../ingest/publisher';
+import type { Handler } from '../http/router';
 import type { Logger } from '../observability/logger';
-import { DELETION_REQUESTS_PATH, deletionRequestSchema } from './spec';
+import { DELETION_ROUTE_SPEC, deletionRequestSchema } from './spec';
+
+/** Publishes events onto `hookline.events` (the ingest stage's publisher). */
+export interface DeletePublisher {
+  publish(events: DeleteEvent[], rejected: []): Promise<void>;
+}
 
 export interface DeletionRoutesOptions {
-  router: Router;
-  authenticate: AdminAuthenticator;
-  catalog: CatalogView;
-  publisher: EventPublisher;
+  catalog: Pick<CatalogView, 'source' | 'sources'>;
+  publisher: DeletePublisher;
   clock: Clock;
   logger: Logger;
 }
@@ -26,8 +26,8 @@ export interface DeletionRoutesOptions {
  * `delete` notification per affected source onto `hookline.events`, where routing sends it to
  * that source's enabled Webhooks destinations like any event. 202 once they are on Kafka.
  */
-export function registerDeletionRoutes(options: DeletionRoutesOptions): void {
-  const { router, authenticate, catalog, publisher, clock, logger } = options;
+export function deletionRoutes(options: DeletionRoutesOptions): AdminRoute[] {
+  const { catalog, publisher, clock, logger } = options;
   const handler: Handler = async ({ req, res }) => {
     let body: unknown;
     try {
@@ -65,9 +65,5 @@ export function registerDeletionRoutes(options: DeletionRoutesOptions): void {
       notifications: notifications.map((n) => ({ sourceId: n.sourceId, messageId: n.messageId })),
     });
   };
-  router.add(
-    'POST',
-    DELETION_REQUESTS_PATH,
-    adminHandler({ authenticate, handler, mapError: toHttpError, logger }),
-  );
+  return [{ ...DELETION_ROUTE_SPEC, handler }];
 }

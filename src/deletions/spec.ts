@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { OperationSpec } from '../admin/openapi';
+import type { OperationSpec } from '../http/openapi';
 
 export const DELETION_REQUESTS_PATH = '/api/v1/deletion-requests';
 

@@ -1,5 +1,5 @@
-import type { Clock } from '../clock';
-import type { DeliveryTask } from './task';
+import type { Clock } from '../core/clock';
+import type { DeliveryTask } from '../records/delivery-task';
 
 export interface DispatcherOptions {
   /** Requests in flight to one destination at once. */

@@ -1,17 +1,18 @@
 import type { AvroCodec } from '../avro/codec';
-import type { CatalogView } from '../catalog/model';
-import type { Clock } from '../clock';
+import type { RetryPolicy } from '../config/retry';
+import type { Clock } from '../core/clock';
 import type { BatchingProducer, OutgoingMessage } from '../kafka/batching-producer';
+import { formatDelay, retryTopic } from '../kafka/topics';
 import type { Logger } from '../observability/logger';
-import { dueAtHeader } from '../retry/due-header';
-import { formatDelay, nextRetry, retryTopic, type RetryPolicy } from '../retry/schedule';
-import type { DeadLetterWriter } from './dead-letter';
-import { deliverToDestination, type DeliveryOutcome, type UrlAttempt } from './failover';
-import type { WebhookClient } from './http-client';
+import type { CatalogView } from '../records/catalog-model';
+import type { DeadLetterWriter } from '../records/dead-letter';
+import { encodeAttempt } from '../records/delivery-attempt';
+import { encodeTask, taskKey, type DeliveryTask } from '../records/delivery-task';
+import { deliverToDestination, type DeliveryOutcome } from './failover';
+import { planHandoff, type HandoffPlan } from './handoff';
+import type { WebhookClient } from './http/client';
 import type { DeliveryMetrics } from './metrics';
-import { encodeTask, taskKey, type AttemptSummary, type DeliveryTask } from './task';
-
-export const DELIVERY_ATTEMPT_RECORD = 'io.hookline.delivery.DeliveryAttempt';
+import { dueAtHeader } from './retry/due-header';
 
 export interface DeliveryExecutorOptions {
   catalog: CatalogView;
@@ -29,16 +30,11 @@ export interface DeliveryExecutorOptions {
   logger: Logger;
 }
 
-type Handoff =
-  | { outcome: 'delivered' }
-  | { outcome: 'retry_scheduled'; tierDelayMs: number; dueAtMs: number }
-  | { outcome: 'dead_lettered'; reason: string };
-
 /**
  * Attempts one task and hands it on, returning only once that hand-off is durable:
  * delivered → an attempt record; retriable failure → the task in its delay topic; otherwise →
  * the task in the dead-letter topic with the reason. The same path serves first attempts and
- * retries.
+ * retries. What goes where is decided by `planHandoff` (pure); this class does the I/O.
  */
 export class DeliveryExecutor {
   constructor(private readonly options: DeliveryExecutorOptions) {}
@@ -81,10 +77,16 @@ export class DeliveryExecutor {
         await this.urlGone(task.destinationId, destination.settings.webhooks[a.urlIndex]!.url);
     }
 
-    const attempted = recordAttempt(task, outcome, startedAtMs, clock.now() - startedAtMs);
-    const handoff = this.decide(attempted, outcome);
-    await this.handOff(attempted, handoff, outcome.attempts, startedAtMs);
+    const plan = planHandoff({
+      task,
+      outcome,
+      policy: this.options.retryPolicy,
+      startedAtMs,
+      nowMs: clock.now(),
+    });
+    await this.options.producer.send(this.handoffMessages(plan));
 
+    const { handoff } = plan;
     metrics.deliveries.inc({ destination_id: task.destinationId, outcome: handoff.outcome });
     if (handoff.outcome === 'delivered')
       metrics.endToEndSeconds.observe((clock.now() - task.receivedAtMs) / 1_000);
@@ -99,15 +101,7 @@ export class DeliveryExecutor {
    */
   readonly defer = async (task: DeliveryTask): Promise<void> => {
     const delayMs = this.options.retryPolicy.scheduleMs[0]!;
-    const dueAtMs = this.options.clock.now() + delayMs;
-    await this.options.producer.send([
-      {
-        topic: retryTopic(this.options.topicPrefix, delayMs),
-        key: taskKey(task),
-        value: encodeTask(this.options.avro, { ...task, dueAtMs }),
-        headers: dueAtHeader(dueAtMs),
-      },
-    ]);
+    await this.options.producer.send([this.delayed(task, delayMs, this.options.clock.now() + delayMs)]);
     this.options.metrics.deliveries.inc({ destination_id: task.destinationId, outcome: 'deferred' });
   };
 
@@ -130,113 +124,28 @@ export class DeliveryExecutor {
     }
   }
 
-  private decide(task: DeliveryTask, outcome: DeliveryOutcome): Handoff {
-    if (outcome.kind === 'delivered') return { outcome: 'delivered' };
-    if (!outcome.retriable) return { outcome: 'dead_lettered', reason: nonRetriableReason(outcome.attempts) };
-    const decision = nextRetry({
-      policy: this.options.retryPolicy,
-      attempts: task.attempts,
-      firstAttemptAtMs: task.firstAttemptAtMs!,
-      nowMs: this.options.clock.now(),
-      retryAfterMs: outcome.retryAfterMs,
-    });
-    if (decision.kind === 'dead-letter') return { outcome: 'dead_lettered', reason: decision.reason };
-    return { outcome: 'retry_scheduled', tierDelayMs: decision.delayMs, dueAtMs: decision.dueAtMs };
+  /** The attempt record, plus the task in its delay topic or the dead-letter topic. */
+  private handoffMessages({ task, handoff, attempt }: HandoffPlan): OutgoingMessage[] {
+    const messages: OutgoingMessage[] = [
+      {
+        topic: this.options.attemptsTopic,
+        key: task.destinationId,
+        value: encodeAttempt(this.options.avro, attempt),
+      },
+    ];
+    if (handoff.outcome === 'retry_scheduled')
+      messages.push(this.delayed(task, handoff.tierDelayMs, handoff.dueAtMs));
+    if (handoff.outcome === 'dead_lettered')
+      messages.push(this.options.deadLetters.taskMessage(task, handoff.reason));
+    return messages;
   }
 
-  private async handOff(
-    task: DeliveryTask,
-    handoff: Handoff,
-    urls: UrlAttempt[],
-    atMs: number,
-  ): Promise<void> {
-    const { producer, avro } = this.options;
-    const attemptRecord = this.attemptRecord(task, handoff, urls, atMs);
-    if (handoff.outcome === 'dead_lettered') {
-      await Promise.all([
-        this.options.deadLetters.task(task, handoff.reason),
-        producer.send([attemptRecord]),
-      ]);
-      return;
-    }
-    const messages: OutgoingMessage[] = [attemptRecord];
-    if (handoff.outcome === 'retry_scheduled') {
-      messages.push({
-        topic: retryTopic(this.options.topicPrefix, handoff.tierDelayMs),
-        key: taskKey(task),
-        value: encodeTask(avro, { ...task, dueAtMs: handoff.dueAtMs }),
-        headers: dueAtHeader(handoff.dueAtMs),
-      });
-    }
-    await producer.send(messages);
-  }
-
-  private attemptRecord(
-    task: DeliveryTask,
-    handoff: Handoff,
-    urls: UrlAttempt[],
-    atMs: number,
-  ): OutgoingMessage {
-    const last = task.history[task.history.length - 1]!;
+  private delayed(task: DeliveryTask, delayMs: number, dueAtMs: number): OutgoingMessage {
     return {
-      topic: this.options.attemptsTopic,
-      key: task.destinationId,
-      value: this.options.avro.encode(DELIVERY_ATTEMPT_RECORD, {
-        taskId: task.taskId,
-        destinationId: task.destinationId,
-        sourceId: task.sourceId,
-        messageId: task.messageId,
-        eventType: task.eventType,
-        attempt: task.attempts,
-        at: atMs,
-        durationMs: last.durationMs,
-        outcome: handoff.outcome,
-        detail:
-          handoff.outcome === 'dead_lettered'
-            ? handoff.reason
-            : handoff.outcome === 'retry_scheduled'
-              ? formatDelay(handoff.tierDelayMs)
-              : null,
-        dueAt: handoff.outcome === 'retry_scheduled' ? handoff.dueAtMs : null,
-        urls: urls.map((u) => ({
-          urlIndex: u.urlIndex,
-          result: u.result,
-          status: u.status ?? null,
-          durationMs: Math.round(u.durationMs),
-          error: u.error ?? null,
-        })),
-      }),
+      topic: retryTopic(this.options.topicPrefix, delayMs),
+      key: taskKey(task),
+      value: encodeTask(this.options.avro, { ...task, dueAtMs }),
+      headers: dueAtHeader(dueAtMs),
     };
   }
-}
-
-/** The task after one more attempt: counters, first-attempt time and history updated. */
-export function recordAttempt(
-  task: DeliveryTask,
-  outcome: DeliveryOutcome,
-  atMs: number,
-  durationMs: number,
-): DeliveryTask {
-  const last = outcome.attempts[outcome.attempts.length - 1];
-  const summary: AttemptSummary = {
-    atMs,
-    durationMs: Math.round(durationMs),
-    urlIndex: last?.urlIndex ?? 0,
-    ...(last?.status !== undefined && { status: last.status }),
-    result: outcome.kind === 'delivered' ? 'success' : (last?.result ?? 'connection'),
-    ...(last?.error !== undefined && { error: last.error }),
-  };
-  return {
-    ...task,
-    attempts: task.attempts + 1,
-    firstAttemptAtMs: task.firstAttemptAtMs ?? atMs,
-    history: [...task.history, summary],
-  };
-}
-
-/** e.g. `http_410`, `tls`: what made every URL fail for good. */
-function nonRetriableReason(attempts: UrlAttempt[]): string {
-  const last = attempts[attempts.length - 1];
-  if (!last) return 'all_urls_disabled';
-  return last.status !== undefined ? `http_${last.status}` : last.result;
 }

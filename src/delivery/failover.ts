@@ -1,11 +1,11 @@
-import type { Destination } from '../catalog/model';
-import { systemClock, type Clock } from '../clock';
+import type { Destination } from '../records/catalog-model';
+import { systemClock, type Clock } from '../core/clock';
 import { silentLogger, type Logger } from '../observability/logger';
-import { classifyStatus, type Classification, type HttpResult } from './classify';
-import { requestHeaders } from './headers';
-import type { HttpAttempt, WebhookClient } from './http-client';
-import { signatureFor } from './signing';
-import type { AttemptSummary } from './task';
+import { classifyStatus, type Classification, type HttpResult } from './http/classify';
+import { requestHeaders } from './http/headers';
+import type { HttpAttempt, WebhookClient } from './http/client';
+import { signatureFor } from './http/signing';
+import type { AttemptSummary } from '../records/delivery-task';
 
 /** One POST to one of the destination's URLs; an `AttemptSummary` as a task's history stores it. */
 export interface UrlAttempt extends AttemptSummary {

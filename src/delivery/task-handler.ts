@@ -1,9 +1,9 @@
-import { UndecodableRecordError } from '../errors';
+import { UndecodableRecordError } from '../core/errors';
 import type { AvroCodec } from '../avro/codec';
-import type { ConsumedMessage, MessageHandler } from '../kafka/concurrent-consumer';
+import type { ConsumedMessage, MessageHandler } from '../kafka/consumer';
 import type { Logger } from '../observability/logger';
-import type { DeadLetterWriter } from './dead-letter';
-import { decodeTask, type DeliveryTask } from './task';
+import type { DeadLetterWriter } from '../records/dead-letter';
+import { decodeTask, type DeliveryTask } from '../records/delivery-task';
 
 /**
  * A consumer handler for topics of delivery tasks (deliveries, delay topics): decodes the task

@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { CatalogView, Source } from '../catalog/model';
+import type { CatalogView, Source } from '../records/catalog-model';
 import type { JsonObject } from '../events/json';
 import { HttpError } from '../http/respond';
 

@@ -1,21 +1,8 @@
 import type { AvroCodec } from '../avro/codec';
-import type { EventCodec } from '../events/codec';
-import { stringifyJson, type JsonValue } from '../events/json';
+import type { EventCodec } from '../records/event';
 import { eventKey, type HooklineEvent } from '../events/types';
 import type { BatchingProducer, OutgoingMessage } from '../kafka/batching-producer';
-import type { Rejection } from './rejection';
-
-export const REJECTED_EVENT_RECORD = 'io.hookline.ingest.RejectedEvent';
-
-export interface RejectedEvent {
-  sourceId: string;
-  receivedAtMs: number;
-  path: string;
-  index: number;
-  messageId: string | undefined;
-  rejection: Rejection;
-  payload: JsonValue;
-}
+import { encodeRejectedEvent, type RejectedEvent } from '../records/rejected-event';
 
 export interface EventPublisherOptions {
   producer: BatchingProducer;
@@ -44,16 +31,7 @@ export class EventPublisher {
       messages.push({
         topic: ingestDlqTopic,
         key: r.sourceId,
-        value: avro.encode(REJECTED_EVENT_RECORD, {
-          sourceId: r.sourceId,
-          receivedAt: r.receivedAtMs,
-          path: r.path,
-          index: r.index,
-          messageId: r.messageId ?? null,
-          code: r.rejection.code,
-          reason: r.rejection.reason,
-          payload: stringifyJson(r.payload),
-        }),
+        value: encodeRejectedEvent(avro, r),
       });
     }
     await this.options.producer.send(messages);

@@ -2,12 +2,11 @@ import type { IncomingMessage } from 'node:http';
 import { gunzip } from 'node:zlib';
 import { promisify } from 'node:util';
 import { isJsonObject, parseJson, type JsonObject } from '../events/json';
+import { MAX_REQUEST_BYTES } from '../events/normalize';
 import { HttpError, readBody } from '../http/respond';
 
 const gunzipAsync = promisify(gunzip);
 
-/** Segment's request limit: 500 KB. */
-export const MAX_REQUEST_BYTES = 500 * 1024;
 
 /**
  * Reads a tracking request's JSON object body: at most 500 KB (after gunzip, when the client

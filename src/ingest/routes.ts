@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import type { CatalogView } from '../catalog/model';
-import type { Clock } from '../clock';
-import { KafkaUnavailableError } from '../errors';
+import type { CatalogView } from '../records/catalog-model';
+import type { Clock } from '../core/clock';
+import { KafkaUnavailableError } from '../core/errors';
 import { isJsonObject, type JsonObject, type JsonValue } from '../events/json';
 import type { TrackingEvent, TrackingType } from '../events/types';
 import { HttpError, sendJson } from '../http/respond';
@@ -9,8 +9,9 @@ import type { RouteContext, Router } from '../http/router';
 import type { Logger } from '../observability/logger';
 import { authenticateSource, writeKeyFrom } from './auth';
 import type { IngestMetrics } from './metrics';
-import { normalizeEvent, type BatchDefaults } from './normalize';
-import type { EventPublisher, RejectedEvent } from './publisher';
+import { normalizeEvent, type BatchDefaults } from '../events/normalize';
+import type { RejectedEvent } from '../records/rejected-event';
+import type { EventPublisher } from './publisher';
 import { readTrackingBody } from './request';
 
 /** Segment's batch limit. */

@@ -1,5 +1,5 @@
 import type { Producer, TopicMessages } from 'kafkajs';
-import { KafkaUnavailableError, errorMessage } from '../errors';
+import { KafkaUnavailableError, errorMessage } from '../core/errors';
 import type { Logger } from '../observability/logger';
 
 export interface OutgoingMessage {

@@ -1,4 +1,12 @@
-import { Kafka, Partitioners, logLevel, type LogEntry, type ProducerConfig, type SASLOptions } from 'kafkajs';
+import {
+  Kafka,
+  KafkaJSError,
+  Partitioners,
+  logLevel,
+  type LogEntry,
+  type ProducerConfig,
+  type SASLOptions,
+} from 'kafkajs';
 import type { Config } from '../config/config';
 import type { Logger } from '../observability/logger';
 
@@ -53,3 +61,6 @@ export function producerSettings(): ProducerConfig {
     retry: { retries: Number.MAX_SAFE_INTEGER, initialRetryTime: 100, maxRetryTime: 5_000 },
   };
 }
+
+/** kafkajs errors it marks retriable, e.g. NOT_LEADER_FOR_PARTITION while a new partition's leader settles. */
+export const isRetriableKafkaError = (err: unknown): boolean => err instanceof KafkaJSError && err.retriable;

@@ -1,6 +1,5 @@
 import type { Admin, ITopicConfig } from 'kafkajs';
 import type { Logger } from '../observability/logger';
-import { DEFAULT_RETRY_SCHEDULE_MS, retryTopic } from '../retry/schedule';
 
 /**
  * Every topic Hookline uses, declared once. Names are part of Hookline's public contract
@@ -88,7 +87,7 @@ export interface EnsureTopicsOptions {
   /** -1 lets the broker choose (default.replication.factor). */
   replicationFactor: number;
   /** The retry schedule, one delay topic per step. */
-  retryScheduleMs?: readonly number[];
+  retryScheduleMs: readonly number[];
   /** How long to wait for the new topics' partitions to have leaders. */
   leaderTimeoutMs?: number;
   logger: Logger;
@@ -106,7 +105,7 @@ export async function ensureTopics(options: EnsureTopicsOptions): Promise<string
       partitions: spec.partitions === 'default' ? defaultPartitions : spec.partitions,
       configs: spec.configs,
     })),
-    ...(options.retryScheduleMs ?? DEFAULT_RETRY_SCHEDULE_MS).map((delayMs) => ({
+    ...options.retryScheduleMs.map((delayMs) => ({
       topic: retryTopic(prefix, delayMs),
       partitions: defaultPartitions,
       configs: RETRY_TOPIC_CONFIGS,
@@ -158,4 +157,28 @@ async function waitForLeaders(admin: Admin, topics: string[], timeoutMs: number)
       throw new Error(`topics have no leader after ${timeoutMs} ms: ${topics.join(', ')}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+}
+
+/** `10s`, `1m`, `1h30m`, `250ms`: a delay in topic-name form. */
+export function formatDelay(ms: number): string {
+  const units: [string, number][] = [
+    ['h', 3_600_000],
+    ['m', 60_000],
+    ['s', 1_000],
+    ['ms', 1],
+  ];
+  let rest = ms;
+  let out = '';
+  for (const [unit, size] of units) {
+    if (rest >= size) {
+      out += `${Math.floor(rest / size)}${unit}`;
+      rest %= size;
+    }
+  }
+  return out || '0ms';
+}
+
+/** The delay topic of one tier: `<prefix>.retry.<delay>`, e.g. `hookline.retry.10s`. */
+export function retryTopic(prefix: string, delayMs: number): string {
+  return `${prefix}.retry.${formatDelay(delayMs)}`;
 }

@@ -1,32 +1,4 @@
-export const ATTEMPT_OUTCOMES = ['delivered', 'retry_scheduled', 'dead_lettered', 'deferred'] as const;
-export type AttemptOutcome = (typeof ATTEMPT_OUTCOMES)[number];
-
-/** One URL tried during an attempt (its index, never the URL itself). */
-export interface UrlTry {
-  urlIndex: number;
-  result: string;
-  status?: number;
-  durationMs: number;
-  error?: string;
-}
-
-/** One delivery attempt, as recorded on `<prefix>.attempts` (schemas/delivery-attempt.avsc). */
-export interface AttemptEntry {
-  taskId: string;
-  destinationId: string;
-  sourceId: string;
-  messageId: string;
-  eventType: string;
-  /** 1 for a task's first attempt (counted again from 1 after a redrive). */
-  attempt: number;
-  atMs: number;
-  durationMs: number;
-  outcome: string;
-  /** Dead-letter reason, or the delay tier of a scheduled retry. */
-  detail?: string;
-  dueAtMs?: number;
-  urls: UrlTry[];
-}
+import type { AttemptEntry, AttemptOutcome } from '../records/delivery-attempt';
 
 export interface AttemptQuery {
   messageId?: string;

@@ -1,9 +1,9 @@
 import type { Admin, Kafka } from 'kafkajs';
 import type { AvroCodec } from '../avro/codec';
 import type { Logger } from '../observability/logger';
-import { decodeDlqRecord } from './dlq-records';
+import { decodeDlqRecord } from '../records/dlq';
 import { DlqState } from './dlq-state';
-import { startIndexer } from './indexer';
+import { startIndexer } from '../kafka/indexer';
 
 export interface DlqIndexOptions {
   kafka: Kafka;
@@ -37,7 +37,7 @@ export async function startDlqIndex(options: DlqIndexOptions): Promise<DlqIndex>
     topic: options.topic,
     groupIdPrefix: `${options.clientId}-dlq-index`,
     logger: options.logger.child({ component: 'dlq-index' }),
-    decode: (bytes) => decodeDlqRecord(options.avro, bytes),
+    decode: (record) => decodeDlqRecord(options.avro, record.value),
     apply: (position, record) => state.apply(position, record),
   });
   return { state, ready: indexer.caughtUp, stop: indexer.stop };

@@ -1,5 +1,5 @@
-import { toHttpError } from '../admin/errors';
-import { HooklineError } from '../errors';
+import { catalogHttpError } from '../catalog';
+import { HooklineError } from '../core/errors';
 import { HttpError } from '../http/respond';
 
 /** No dead letter with this task id (or undecodable-record id) on the dead-letter topic. */
@@ -69,5 +69,5 @@ export function toOperationsHttpError(err: unknown): unknown {
   if (err instanceof DlqIndexLoadingError || err instanceof OperationsStoppedError) {
     return new HttpError(503, err.code, err.message);
   }
-  return toHttpError(err);
+  return catalogHttpError(err);
 }

@@ -1,25 +1,47 @@
-import { Registry } from 'prom-client';
-import type { AppContext } from '../app';
-import { DeadLetterWriter } from '../delivery/dead-letter';
+import type { Admin, Kafka } from 'kafkajs';
+import type { Registry } from 'prom-client';
+import type { AvroCodec } from '../avro/codec';
+import type { Clock } from '../core/clock';
+import type { AdminRoute } from '../http/admin';
 import type { BatchingProducer } from '../kafka/batching-producer';
-import { DedupeWindow } from '../routing/dedupe';
-import { createRouterMetrics } from '../routing/metrics';
-import { EventRouter } from '../routing/router';
+import type { Logger } from '../observability/logger';
+import type { CatalogView } from '../records/catalog-model';
+import type { EventCodec } from '../records/event';
 import { startAttemptIndex, type AttemptIndex } from './attempt-index';
-import type { Config } from '../config/config';
-
-export type OperationsConfig = Config['operations'];
 import { startDlqIndex, type DlqIndex } from './dlq-index';
+import { toOperationsHttpError } from './errors';
 import { createOperationsMetrics } from './metrics';
 import { Redriver } from './redrive';
-import { Replays } from './replay';
-import { registerOperationsRoutes } from './routes';
+import { Replays, type ReplayRouter } from './replay';
+import { operationsRoutes } from './routes';
+
+export interface OperationsOptions {
+  kafka: Kafka;
+  admin: Admin;
+  avro: AvroCodec;
+  events: EventCodec;
+  catalog: CatalogView;
+  /** Writes redriven tasks and redrive markers. */
+  producer: BatchingProducer;
+  /** Routes replayed events to one destination (the routing stage's EventRouter, without de-duplication). */
+  replayRouter: ReplayRouter;
+  topics: { events: string; deliveries: string; dlq: string; attempts: string };
+  /** Base of the private consumer groups' ids. */
+  clientId: string;
+  settings: { attemptIndexWindowMs: number; attemptsPerDestination: number };
+  metrics: Registry;
+  clock: Clock;
+  logger: Logger;
+}
 
 export interface Operations {
   dlq: DlqIndex;
   attempts: AttemptIndex;
   redriver: Redriver;
   replays: Replays;
+  /** The operations part of the admin API. */
+  routes: AdminRoute[];
+  mapError: (err: unknown) => unknown;
   stop(): Promise<void>;
 }
 
@@ -30,15 +52,9 @@ export interface Operations {
  * (dlq_index_loading) until the whole dead-letter topic has been read. Stop order: replays, then
  * the indexes; the shared producer outlives them.
  */
-export async function startOperations(options: {
-  context: AppContext;
-  producer: BatchingProducer;
-  settings: OperationsConfig;
-}): Promise<Operations> {
-  const { context, producer, settings } = options;
-  const { config, kafka, admin, avro, topics, clock, catalog } = context;
-  const logger = context.logger.child({ component: 'operations' });
-  const clientId = config.kafka.clientId;
+export async function startOperations(options: OperationsOptions): Promise<Operations> {
+  const { kafka, admin, avro, topics, clock, catalog, clientId, settings } = options;
+  const logger = options.logger.child({ component: 'operations' });
 
   const [dlqResult, attemptsResult] = await Promise.allSettled([
     startDlqIndex({ kafka, admin, avro, topic: topics.dlq, clientId, logger }),
@@ -64,12 +80,12 @@ export async function startOperations(options: {
   const dlq = dlqResult.value;
   const attempts = attemptsResult.value;
 
-  const metrics = createOperationsMetrics(context.metrics, () => dlq.state.counts());
+  const metrics = createOperationsMetrics(options.metrics, () => dlq.state.counts());
   const redriver = new Redriver({
     state: dlq.state,
     ready: dlq.ready,
     catalog,
-    producer,
+    producer: options.producer,
     avro,
     deliveriesTopic: topics.deliveries,
     dlqTopic: topics.dlq,
@@ -81,22 +97,12 @@ export async function startOperations(options: {
     kafka,
     admin,
     catalog,
-    events: context.events,
-    router: replayRouter(context, producer),
+    events: options.events,
+    router: options.replayRouter,
     eventsTopic: topics.events,
     clientId,
     metrics,
     clock,
-    logger,
-  });
-  registerOperationsRoutes({
-    router: context.router,
-    adminToken: config.adminToken,
-    dlq,
-    attempts: attempts.log,
-    redriver,
-    replays,
-    catalog,
     logger,
   });
   return {
@@ -104,30 +110,11 @@ export async function startOperations(options: {
     attempts,
     redriver,
     replays,
+    routes: operationsRoutes({ dlq, attempts: attempts.log, redriver, replays, catalog }),
+    mapError: toOperationsHttpError,
     stop: async () => {
       await replays.stop();
       await Promise.all([dlq.stop(), attempts.stop()]);
     },
   };
-}
-
-/**
- * An EventRouter of the replays' own: only `route(event, destinationId)` is used, which skips
- * de-duplication, so its dedupe window stays empty. Its router metrics go to a private registry
- * (the router role's own are on the process registry); replays count `hookline_replayed_tasks_total`.
- */
-function replayRouter(context: AppContext, producer: BatchingProducer): EventRouter {
-  const { avro, topics, clock } = context;
-  return new EventRouter({
-    catalog: context.catalog,
-    events: context.events,
-    avro,
-    producer,
-    deadLetters: new DeadLetterWriter({ producer, avro, topic: topics.dlq, clock }),
-    dedupe: new DedupeWindow({ windowMs: 0, maxEntries: 0, clock }),
-    deliveriesTopic: topics.deliveries,
-    metrics: createRouterMetrics(new Registry()),
-    clock,
-    logger: context.logger.child({ component: 'replay' }),
-  });
 }

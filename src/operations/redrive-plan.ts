@@ -1,4 +1,4 @@
-import type { DeliveryTask } from '../delivery/task';
+import type { DeliveryTask } from '../records/delivery-task';
 import { deadLetteredAtMs, type DlqState, type TaskDeadLetter } from './dlq-state';
 
 /** What to redrive; every given criterion must hold (none = every pending dead letter). */

@@ -1,10 +1,10 @@
 import type { AvroCodec } from '../avro/codec';
-import type { CatalogView } from '../catalog/model';
-import type { Clock } from '../clock';
-import { encodeTask, taskKey } from '../delivery/task';
+import type { CatalogView } from '../records/catalog-model';
+import type { Clock } from '../core/clock';
+import { encodeTask, taskKey } from '../records/delivery-task';
 import type { BatchingProducer } from '../kafka/batching-producer';
 import type { Logger } from '../observability/logger';
-import { encodeRedriven } from './dlq-records';
+import { encodeRedriven } from '../records/dlq';
 import type { DlqState, TaskDeadLetter } from './dlq-state';
 import { DlqIndexLoadingError } from './errors';
 import type { OperationsMetrics } from './metrics';

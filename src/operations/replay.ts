@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import type { Admin, Kafka } from 'kafkajs';
-import { CatalogNotFoundError } from '../catalog/errors';
-import type { CatalogView } from '../catalog/model';
-import type { Clock } from '../clock';
-import { UndecodableRecordError, errorMessage } from '../errors';
-import type { EventCodec } from '../events/codec';
+import { CatalogNotFoundError } from '../catalog';
+import type { CatalogView } from '../records/catalog-model';
+import type { Clock } from '../core/clock';
+import { UndecodableRecordError, errorMessage } from '../core/errors';
+import type { EventCodec } from '../records/event';
 import type { HooklineEvent } from '../events/types';
 import type { Logger } from '../observability/logger';
 import {
@@ -13,10 +13,10 @@ import {
   ReplayNotFoundError,
   TooManyReplaysError,
 } from './errors';
-import { startFollower, type FollowedRecord, type Follower } from './follower';
+import { startFollower, type FollowedRecord, type Follower } from '../kafka/follower';
 import type { OperationsMetrics } from './metrics';
-import { rangeSize } from './positions';
-import { retryTransient } from '../kafka/transient';
+import { rangeSize } from '../kafka/positions';
+import { retryTransient } from '../core/backoff';
 
 /** What a replay needs of the router: EventRouter.route, which bypasses de-duplication for one destination. */
 export interface ReplayRouter {

@@ -1,15 +1,13 @@
 import type { z } from 'zod';
-import { adminAuthenticator } from '../admin/auth';
-import { adminHandler } from '../admin/routes';
-import { CatalogNotFoundError } from '../catalog/errors';
-import type { CatalogView } from '../catalog/model';
-import { toValidationIssues } from '../catalog/validation';
+import type { AdminRoute } from '../http/admin';
+import { CatalogNotFoundError } from '../catalog';
+import type { CatalogView } from '../records/catalog-model';
+import { toValidationIssues } from '../http/validation';
 import { HttpError, readBody, sendJson } from '../http/respond';
-import type { Handler, RouteContext, Router } from '../http/router';
-import type { Logger } from '../observability/logger';
+import type { Handler, RouteContext } from '../http/router';
 import type { AttemptLog } from './attempt-log';
 import type { DlqIndex } from './dlq-index';
-import { DeadLetterNotFoundError, DlqIndexLoadingError, toOperationsHttpError } from './errors';
+import { DeadLetterNotFoundError, DlqIndexLoadingError } from './errors';
 import type { Redriver } from './redrive';
 import type { Replays } from './replay';
 import { OPERATIONS_ROUTES, type OperationsRouteName } from './specs';
@@ -20,32 +18,24 @@ import { attemptView, deadLetterDetail, deadLetterView, redriveResultView, repla
 const MAX_BODY_BYTES = 256 * 1024;
 
 export interface OperationsRoutesOptions {
-  router: Router;
-  adminToken: string | undefined;
   dlq: DlqIndex;
   attempts: AttemptLog;
   redriver: Redriver;
   replays: Replays;
   catalog: CatalogView;
-  logger: Logger;
 }
 
 /**
- * Dead letters, redrive, attempts and replays on the admin API, behind the admin token like the
- * catalog endpoints, with the same JSON errors.
+ * Dead letters, redrive, attempts and replays: the operations part of the admin API, mounted
+ * behind the admin token like the catalog endpoints, with the same JSON errors
+ * (`toOperationsHttpError` maps this stage's errors).
  */
-export function registerOperationsRoutes(options: OperationsRoutesOptions): void {
-  const { router, logger } = options;
-  const authenticate = adminAuthenticator(options.adminToken);
+export function operationsRoutes(options: OperationsRoutesOptions): AdminRoute[] {
   const handlers = operationsHandlers(options);
-  for (const [name, route] of Object.entries(OPERATIONS_ROUTES)) {
-    const handler = handlers[name as OperationsRouteName];
-    router.add(
-      route.method,
-      route.path,
-      adminHandler({ authenticate, handler, mapError: toOperationsHttpError, logger }),
-    );
-  }
+  return Object.entries(OPERATIONS_ROUTES).map(([name, route]) => ({
+    ...route,
+    handler: handlers[name as OperationsRouteName],
+  }));
 }
 
 function operationsHandlers(options: OperationsRoutesOptions): Record<OperationsRouteName, Handler> {

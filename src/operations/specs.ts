@@ -1,4 +1,5 @@
-import type { OperationSpec } from '../admin/openapi';
+import { ADMIN_BASE_PATH } from '../http/admin';
+import type { OperationSpec } from '../http/openapi';
 import {
   attemptListSchema,
   deadLetterDetailSchema,
@@ -8,8 +9,7 @@ import {
 } from './views';
 import { attemptQueryDocs, deadLetterQueryDocs, redriveBodySchema, replayBodySchema } from './validation';
 
-/** The admin API's base path (ADMIN_BASE_PATH; not imported, as admin/openapi.ts imports this file). */
-const BASE = '/api/v1';
+const BASE = ADMIN_BASE_PATH;
 
 export interface OperationsRouteSpec {
   method: 'GET' | 'POST';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ATTEMPT_OUTCOMES } from './attempt-log';
+import { ATTEMPT_OUTCOMES } from '../records/delivery-attempt';
 
 /** Request schemas of the operations endpoints; they validate, and document in OpenAPI. */
 const isoTime = z.iso

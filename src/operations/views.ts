@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { AttemptEntry } from './attempt-log';
+import type { AttemptEntry } from '../records/delivery-attempt';
 import { deadLetterId, type DeadLetter, type TaskDeadLetter } from './dlq-state';
 import type { ReplayProgress } from './replay';
 import type { RedriveResult } from './redrive';

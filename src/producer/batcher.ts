@@ -1,5 +1,5 @@
-import type { Clock } from '../clock';
-import { HooklineError, errorMessage } from '../errors';
+import type { Clock } from '../core/clock';
+import { HooklineError, errorMessage } from '../core/errors';
 import type { Logger } from '../observability/logger';
 import { QueueFullError } from './errors';
 import type { Scheduler } from './scheduler';

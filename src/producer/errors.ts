@@ -1,5 +1,5 @@
-import { HooklineError } from '../errors';
-import type { Rejection, RejectionCode } from '../ingest/rejection';
+import { HooklineError } from '../core/errors';
+import type { Rejection, RejectionCode } from '../events/rejection';
 
 export {
   ConfigError,
@@ -7,8 +7,8 @@ export {
   KafkaUnavailableError,
   RegistryUnavailableError,
   UnencodableRecordError,
-} from '../errors';
-export { CatalogLagError } from '../catalog/errors';
+} from '../core/errors';
+export { CatalogLagError } from '../catalog';
 
 /**
  * Errors the producer library throws or reports. Every one is a HooklineError: `instanceof` to

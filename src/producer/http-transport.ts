@@ -1,5 +1,5 @@
-import { defaultUserAgent } from '../delivery/user-agent';
-import { errorMessage } from '../errors';
+import { defaultUserAgent } from '../http/user-agent';
+import { errorMessage } from '../core/errors';
 import { isJsonObject, stringifyJson, type JsonValue } from '../events/json';
 import { EventsRejectedError, InvalidWriteKeyError, SourceDisabledError, TrackingApiError } from './errors';
 import { normalizeCall } from './messages';

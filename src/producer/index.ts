@@ -41,10 +41,10 @@ export {
   type KafkaTransportOptions,
 } from './options';
 export { systemScheduler, type Scheduler } from './scheduler';
-export type { Clock } from '../clock';
+export type { Clock } from '../core/clock';
 export type { Logger } from '../observability/logger';
 export { MAX_BATCH_BYTES } from './transport';
-export { MAX_EVENT_BYTES as MAX_MESSAGE_BYTES } from '../ingest/normalize';
+export { MAX_EVENT_BYTES as MAX_MESSAGE_BYTES } from '../events/normalize';
 export {
   CatalogLagError,
   ClientClosedError,

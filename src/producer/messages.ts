@@ -1,6 +1,6 @@
 import type { JsonObject } from '../events/json';
 import type { TrackingEvent, TrackingType } from '../events/types';
-import { normalizeEvent } from '../ingest/normalize';
+import { normalizeEvent } from '../events/normalize';
 import { InvalidMessageError } from './errors';
 
 /**

@@ -1,7 +1,7 @@
 import pino from 'pino';
-import { systemClock, type Clock } from '../clock';
+import { systemClock, type Clock } from '../core/clock';
 import { loadConfig, type Config } from '../config/config';
-import { ConfigError } from '../errors';
+import { ConfigError } from '../core/errors';
 import { createLogger, silentLogger, type Logger } from '../observability/logger';
 import { systemScheduler, type Scheduler } from './scheduler';
 

@@ -1,12 +1,10 @@
 import type { Admin, Kafka } from 'kafkajs';
 import type { AvroCodec } from '../avro/codec';
-import { withDeadline } from '../catalog/deadline';
-import { CatalogLagError } from '../catalog/errors';
-import { startMaterialiser } from '../catalog/materialiser';
-import type { Source } from '../catalog/model';
-import { CatalogRecordCodec } from '../catalog/records';
-import { CatalogStore } from '../catalog/store';
-import type { Clock } from '../clock';
+import { withDeadline } from '../core/deadline';
+import { CatalogLagError, CatalogStore, startMaterialiser } from '../catalog';
+import type { Source } from '../records/catalog-model';
+import { CatalogRecordCodec } from '../records/catalog';
+import type { Clock } from '../core/clock';
 import type { Logger } from '../observability/logger';
 import { InvalidWriteKeyError, SourceDisabledError } from './errors';
 

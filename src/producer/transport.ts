@@ -1,4 +1,4 @@
-import { MAX_REQUEST_BYTES } from '../ingest/request';
+import { MAX_REQUEST_BYTES } from '../events/normalize';
 import type { RawMessage } from './messages';
 
 /** The tracking API's request limit, and so the library's batch limit: 500 KB. */

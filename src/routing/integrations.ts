@@ -1,4 +1,4 @@
-import type { Destination } from '../catalog/model';
+import type { Destination } from '../records/catalog-model';
 import type { JsonObject } from '../events/json';
 import type { HooklineEvent } from '../events/types';
 

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
-import { startApp, type App } from '../../src/app';
+import { startApp, type App } from '../../src/compose';
 import { loadConfig } from '../../src/config/config';
 import { createLogger } from '../../src/observability/logger';
 import { sampleEvents } from '../fixtures/events';
@@ -117,7 +117,7 @@ describe('catalog admin API', () => {
     expect(got.status).toBe(200);
     expect(got.body).toEqual({ ...source, writeKey: undefined });
     expect(got.body.writeKey).toBeUndefined();
-    expect(a.app.context.catalog.sourceByWriteKey(source.writeKey)?.id).toBe(source.id);
+    expect(a.app.parts.catalog.sourceByWriteKey(source.writeKey)?.id).toBe(source.id);
 
     const settings = {
       sharedSecret: SHARED_SECRET,
@@ -135,9 +135,7 @@ describe('catalog admin API', () => {
       ],
     });
     expect((await a.call('GET', `/api/v1/destinations/${destination.id}`)).body).toEqual(destination);
-    expect(a.app.context.catalog.destinationsOfSource(source.id)[0]?.settings.sharedSecret).toBe(
-      SHARED_SECRET,
-    );
+    expect(a.app.parts.catalog.destinationsOfSource(source.id)[0]?.settings.sharedSecret).toBe(SHARED_SECRET);
 
     const patched = await a.call('PATCH', `/api/v1/destinations/${destination.id}`, {
       enabled: false,
@@ -160,7 +158,7 @@ describe('catalog admin API', () => {
     expect((await a.call('GET', `/api/v1/sources/${source.id}`)).body).toMatchObject({
       error: 'source_not_found',
     });
-    expect(a.app.context.catalog.sourceByWriteKey(source.writeKey)).toBeUndefined();
+    expect(a.app.parts.catalog.sourceByWriteKey(source.writeKey)).toBeUndefined();
 
     // Secrets never appear in logs or metrics.
     const metrics = await fetch(`http://127.0.0.1:${a.app.httpPort}/metrics`).then((r) => r.text());
@@ -293,8 +291,8 @@ describe('catalog across processes', () => {
     });
     expect((await b.call('GET', `/api/v1/destinations/${destination.id}`)).body).toEqual(destination);
     expect((await b.call('GET', `/api/v1/sources/${removed.id}`)).status).toBe(404);
-    expect(b.app.context.catalog.sourceByWriteKey(source.writeKey)?.id).toBe(source.id);
-    expect(b.app.context.catalog.destination(destination.id)?.settings.sharedSecret).toBe(SHARED_SECRET);
+    expect(b.app.parts.catalog.sourceByWriteKey(source.writeKey)?.id).toBe(source.id);
+    expect(b.app.parts.catalog.destination(destination.id)?.settings.sharedSecret).toBe(SHARED_SECRET);
   });
 
   it('a process already running follows changes made through another, tombstones included', async () => {
@@ -306,7 +304,7 @@ describe('catalog across processes', () => {
     const source = await createSource(a);
     const destination = await createDestination(a, source.id);
     await seenByB(`/api/v1/destinations/${destination.id}`, (res) => res.status === 200);
-    expect(b.app.context.catalog.sourceByWriteKey(source.writeKey)?.id).toBe(source.id);
+    expect(b.app.parts.catalog.sourceByWriteKey(source.writeKey)?.id).toBe(source.id);
 
     // A change made through B reaches A too.
     await b.call('PATCH', `/api/v1/destinations/${destination.id}`, { name: 'Renamed by B' });
@@ -320,7 +318,7 @@ describe('catalog across processes', () => {
     expect((await a.call('GET', `/api/v1/sources/${source.id}`)).status).toBe(404);
     await seenByB(`/api/v1/sources/${source.id}`, (res) => res.status === 404);
     await seenByB(`/api/v1/destinations/${destination.id}`, (res) => res.status === 404);
-    expect(b.app.context.catalog.destinationsOfSource(source.id)).toEqual([]);
+    expect(b.app.parts.catalog.destinationsOfSource(source.id)).toEqual([]);
 
     const c = await startProcess(prefix);
     expect((await c.call('GET', '/api/v1/sources')).body).toEqual({ sources: [] });
@@ -332,16 +330,16 @@ describe('catalog across processes', () => {
     const a = await startProcess(prefix);
     await createSource(a, 'Before');
 
-    const producer = a.app.context.kafka.producer();
+    const producer = a.app.parts.kafka.producer();
     await producer.connect();
     try {
       await producer.send({
-        topic: a.app.context.topics.catalog,
+        topic: a.app.parts.topics.catalog,
         acks: -1,
         messages: [
           { key: 'src_garbage', value: Buffer.from('not avro at all') },
           { key: 'src_unknown_schema', value: Buffer.from([0, 0x7f, 0xff, 0xff, 0xf0, 2, 3]) },
-          { key: 'src_not_catalog', value: a.app.context.events.encode(sampleEvents()[0]!) },
+          { key: 'src_not_catalog', value: a.app.parts.events.encode(sampleEvents()[0]!) },
         ],
       });
     } finally {

@@ -10,10 +10,10 @@ import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { WebhookEntry } from '../../src/catalog/model';
+import type { WebhookEntry } from '../../src/records/catalog-model';
 import { deliverToDestination, type DeliveryOutcome } from '../../src/delivery/failover';
-import { createWebhookClient, type WebhookClient } from '../../src/delivery/http-client';
-import { serialisePayload } from '../../src/delivery/payload';
+import { createWebhookClient, type WebhookClient } from '../../src/delivery/http/client';
+import { serialisePayload } from '../../src/routing/payload';
 import { parseJson, type JsonObject } from '../../src/events/json';
 
 interface Received {

@@ -4,7 +4,7 @@ import { eventually } from '../support/eventually';
 import { createDestination, createSource, sendTracking } from '../support/hookline';
 import { startReceiver, type Receiver } from '../support/receiver';
 import { readTopic } from '../support/topics';
-import { decodeTask } from '../../src/delivery/task';
+import { decodeTask } from '../../src/records/delivery-task';
 
 /**
  * Delivery end to end on the real broker and registry: tracking API → hookline.events →
@@ -204,7 +204,7 @@ describe('webhook delivery', () => {
       const retried = await eventually(() => readAll(own, `${own.prefix}.retry.1h`, 1), {
         what: 'a task on the delay topic',
       });
-      const task = await decodeTask(own.app.context.avro, retried[0]!);
+      const task = await decodeTask(own.app.parts.avro, retried[0]!);
       expect(task).toMatchObject({ destinationId, messageId: 'm-doomed', attempts: 1 });
       expect(task.history).toHaveLength(1);
       expect(task.history[0]).toMatchObject({ result: 'http_5xx', status: 500, urlIndex: 1 });
@@ -231,7 +231,7 @@ describe('webhook delivery', () => {
       async () => {
         const records = (await readAll(t, `${t.prefix}.dlq`, 1)) ?? [];
         const tasks = await Promise.all(
-          records.map((v) => decodeTask(t.app.context.avro, v).catch(() => undefined)),
+          records.map((v) => decodeTask(t.app.parts.avro, v).catch(() => undefined)),
         );
         return tasks.find((task) => task?.messageId === 'm-gone');
       },
@@ -307,7 +307,7 @@ describe('webhook delivery', () => {
 
 /** The committed offset sum of a group on a topic (0 when nothing is committed). */
 async function committed(t: TestApp, groupId: string, topic: string): Promise<number> {
-  const [entry] = await t.app.context.admin.fetchOffsets({ groupId, topics: [topic] });
+  const [entry] = await t.app.parts.admin.fetchOffsets({ groupId, topics: [topic] });
   return (entry?.partitions ?? []).reduce((sum, p) => sum + Math.max(0, Number(p.offset)), 0);
 }
 

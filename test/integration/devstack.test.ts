@@ -4,18 +4,18 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { Kafka, logLevel } from 'kafkajs';
-import { resolveCacheDir } from '../../src/devstack/paths';
+import { resolveCacheDir } from '../../tools/devstack/paths';
 import { eventually } from '../support/eventually';
 
 /**
- * The development stack (src/devstack): the cluster the global setup handed out works, and the
+ * The development stack (tools/devstack): the cluster the global setup handed out works, and the
  * stack never leaves a java process behind — not when its owner is SIGKILLed, not on Ctrl-C, not
  * after `npm run stack -- down`. Stacks are started in child processes (`cli.ts run`, `up`), exactly
  * as a developer or a crashed test run would leave them.
  */
 const execFileAsync = promisify(execFile);
 const ROOT = path.resolve(__dirname, '../..');
-const CLI = path.join(ROOT, 'src/devstack/cli.ts');
+const CLI = path.join(ROOT, 'tools/devstack/cli.ts');
 /** Starting a stack next to the global one on 2 cores takes 10-25 s; a first download more. */
 const STACK_START_TIMEOUT_MS = 180_000;
 /** Supervisors poll every 500 ms; Kafka's graceful shutdown takes a few seconds; SIGKILL after 10 s. */

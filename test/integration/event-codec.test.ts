@@ -1,11 +1,12 @@
+import { DEFAULT_RETRY_SCHEDULE_MS } from '../../src/config/retry';
 import { SchemaRegistry, SchemaType } from '@kafkajs/confluent-schema-registry';
 import * as avro from 'avsc';
 import { Kafka } from 'kafkajs';
 import { AvroCodec } from '../../src/avro/codec';
 import { defaultSchemaDir, loadSchemaFiles, type SchemaFile } from '../../src/avro/schema-files';
 import { frame } from '../../src/avro/wire';
-import { EventCodec, eventRecordName } from '../../src/events/codec';
-import { UndecodableRecordError } from '../../src/errors';
+import { EventCodec, eventRecordName } from '../../src/records/event';
+import { UndecodableRecordError } from '../../src/core/errors';
 import { producerSettings } from '../../src/kafka/client';
 import { ensureTopics } from '../../src/kafka/topics';
 import { silentLogger } from '../../src/observability/logger';
@@ -36,7 +37,14 @@ describe('event codec', () => {
     const prefix = uniquePrefix();
     const admin = kafka.admin();
     await admin.connect();
-    await ensureTopics({ admin, prefix, defaultPartitions: 3, replicationFactor: 1, logger: silentLogger() });
+    await ensureTopics({
+      admin,
+      prefix,
+      defaultPartitions: 3,
+      replicationFactor: 1,
+      retryScheduleMs: DEFAULT_RETRY_SCHEDULE_MS,
+      logger: silentLogger(),
+    });
     await admin.disconnect();
     const topic = `${prefix}.events`;
     const sent = sampleEvents(`src_${prefix}`);

@@ -41,7 +41,7 @@ async function track(event: string) {
 it('answers 503 JSON while the events topic cannot be written, and 200 again once it can', async () => {
   expect(await track('Before')).toEqual({ status: 200, body: { success: true } });
 
-  const { admin, topics } = testApp.app.context;
+  const { admin, topics } = testApp.app.parts;
   const partitions = (await admin.fetchTopicMetadata({ topics: [topics.events] })).topics[0]!.partitions
     .length;
   await admin.deleteTopics({ topics: [topics.events], timeout: 10_000 });

@@ -160,7 +160,7 @@ describe('operations', () => {
 
   it('lists undecodable records, refuses to redrive them, and answers errors as JSON', async () => {
     const t = await app();
-    const producer = t.app.context.kafka.producer();
+    const producer = t.app.parts.kafka.producer();
     await producer.connect();
     await producer.send({
       topic: `${t.prefix}.deliveries`,
@@ -259,6 +259,6 @@ function messageIds(requests: ReceivedRequest[]): string[] {
 }
 
 async function recordCount(t: TestApp, topic: string): Promise<number> {
-  const offsets = await t.app.context.admin.fetchTopicOffsets(topic);
+  const offsets = await t.app.parts.admin.fetchTopicOffsets(topic);
   return offsets.reduce((n, p) => n + Number(p.high), 0);
 }

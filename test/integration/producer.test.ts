@@ -41,7 +41,7 @@ const receivers: Receiver[] = [];
 
 beforeAll(async () => {
   app = await startTestApp();
-  const { kafka, events, topics } = app.app.context;
+  const { kafka, events, topics } = app.app.parts;
   reader = kafka.consumer({
     groupId: `${app.prefix}-test-reader-${randomBytes(4).toString('hex')}`,
     maxWaitTimeInMs: 100,

@@ -1,4 +1,4 @@
-import { decodeTask, type DeliveryTask } from '../../src/delivery/task';
+import { decodeTask, type DeliveryTask } from '../../src/records/delivery-task';
 import { uniquePrefix, type TestApp } from '../support/app';
 import { eventually } from '../support/eventually';
 import { createDestination, createSource, sendTracking } from '../support/hookline';
@@ -138,7 +138,7 @@ describe('retries through delay topics', () => {
 });
 
 async function lag(t: TestApp, groupId: string): Promise<number> {
-  const { admin } = t.app.context;
+  const { admin } = t.app.parts;
   const topics = (await admin.listTopics()).filter((name) => name.startsWith(`${t.prefix}.retry.`));
   let total = 0;
   for (const topic of topics) {
@@ -156,6 +156,6 @@ async function lag(t: TestApp, groupId: string): Promise<number> {
 
 async function deadLetters(t: TestApp): Promise<DeliveryTask[] | undefined> {
   const records = await readTopic(t, `${t.prefix}.dlq`);
-  const tasks = await Promise.all(records.map((v) => decodeTask(t.app.context.avro, v)));
+  const tasks = await Promise.all(records.map((v) => decodeTask(t.app.parts.avro, v)));
   return tasks.length > 0 ? tasks : undefined;
 }

@@ -3,7 +3,7 @@
  * (env, a running `npm run stack -- up`, testcontainers, or local processes) and exports its
  * addresses to the workers through env. The stop function is kept for global-teardown.ts.
  */
-import { resolveCluster } from '../../src/devstack';
+import { resolveCluster } from '../../tools/devstack';
 import { createLogger } from '../../src/observability/logger';
 
 declare global {

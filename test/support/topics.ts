@@ -3,7 +3,7 @@ import { eventually } from './eventually';
 
 /** Every record value on a topic right now, read from the beginning with a throwaway group. */
 export async function readTopic(t: TestApp, topic: string): Promise<Buffer[]> {
-  const { admin, kafka } = t.app.context;
+  const { admin, kafka } = t.app.parts;
   const offsets = await admin.fetchTopicOffsets(topic);
   const total = offsets.reduce((n, p) => n + Number(p.high) - Number(p.low), 0);
   if (total === 0) return [];

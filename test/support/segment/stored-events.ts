@@ -43,7 +43,7 @@ export interface StoredEvents {
  * ids a test used.
  */
 export async function readStoredEvents(testApp: TestApp): Promise<StoredEvents> {
-  const { kafka, topics, events: codec, avro, admin } = testApp.app.context;
+  const { kafka, topics, events: codec, avro, admin } = testApp.app.parts;
   const consumer: Consumer = kafka.consumer({
     groupId: `${testApp.prefix}-reader-${randomBytes(4).toString('hex')}`,
     maxWaitTimeInMs: 100,

@@ -4,7 +4,7 @@ import {
   SourceHasDestinationsError,
   UnknownSourceError,
 } from '../../../src/catalog/errors';
-import type { CatalogEntity } from '../../../src/catalog/records';
+import type { CatalogEntity } from '../../../src/records/catalog';
 import { CatalogService, type CatalogWrites } from '../../../src/catalog/service';
 import { CatalogStore } from '../../../src/catalog/store';
 import { destinationCreateSchema, destinationPatchSchema } from '../../../src/catalog/validation';

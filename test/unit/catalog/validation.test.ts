@@ -3,8 +3,8 @@ import {
   destinationPatchSchema,
   sourceCreateSchema,
   sourcePatchSchema,
-  toValidationIssues,
 } from '../../../src/catalog/validation';
+import { toValidationIssues } from '../../../src/http/validation';
 
 const hook = (url: string, headers?: Record<string, string>) => (headers ? { url, headers } : { url });
 const destination = (settings: Record<string, unknown>) => ({ sourceId: 'src_1', name: 'Hook', settings });

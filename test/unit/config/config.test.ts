@@ -1,6 +1,6 @@
 import { loadConfig } from '../../../src/config/config';
 import { parseDurationMs } from '../../../src/config/env';
-import { ConfigError } from '../../../src/errors';
+import { ConfigError } from '../../../src/core/errors';
 
 describe('loadConfig', () => {
   it('uses documented defaults for an empty environment', () => {

@@ -1,5 +1,5 @@
 import { Dispatcher, type DispatcherOptions } from '../../../src/delivery/dispatcher';
-import type { DeliveryTask } from '../../../src/delivery/task';
+import type { DeliveryTask } from '../../../src/records/delivery-task';
 
 const task = (destinationId: string, userKey: string, messageId: string): DeliveryTask => ({
   taskId: `s:${messageId}:${destinationId}`,

@@ -1,8 +1,8 @@
 import pino from 'pino';
-import type { Destination } from '../../../src/catalog/model';
+import type { Destination } from '../../../src/records/catalog-model';
 import { deliverToDestination } from '../../../src/delivery/failover';
-import type { HttpAttempt, WebhookRequest } from '../../../src/delivery/http-client';
-import { signatureFor } from '../../../src/delivery/signing';
+import type { HttpAttempt, WebhookRequest } from '../../../src/delivery/http/client';
+import { signatureFor } from '../../../src/delivery/http/signing';
 
 const clock = { now: () => 1_000 };
 const ok = (status = 200): HttpAttempt => ({ kind: 'response', status, durationMs: 12 });

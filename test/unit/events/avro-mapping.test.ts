@@ -1,6 +1,6 @@
 import * as avro from 'avsc';
 import { loadSchemaFiles, defaultSchemaDir } from '../../../src/avro/schema-files';
-import { eventRecordName, fromAvroRecord, toAvroRecord } from '../../../src/events/codec';
+import { eventRecordName, fromAvroRecord, toAvroRecord } from '../../../src/records/event';
 import { parseJson } from '../../../src/events/json';
 import type { EventType, HooklineEvent } from '../../../src/events/types';
 import { sampleEvents } from '../../fixtures/events';

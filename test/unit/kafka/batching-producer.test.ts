@@ -1,5 +1,5 @@
 import type { Producer, ProducerBatch } from 'kafkajs';
-import { KafkaUnavailableError } from '../../../src/errors';
+import { KafkaUnavailableError } from '../../../src/core/errors';
 import { BatchingProducer, type OutgoingMessage } from '../../../src/kafka/batching-producer';
 import { silentLogger } from '../../../src/observability/logger';
 

@@ -1,4 +1,5 @@
-import { AttemptLog, type AttemptEntry } from '../../../src/operations/attempt-log';
+import { AttemptLog } from '../../../src/operations/attempt-log';
+import type { AttemptEntry } from '../../../src/records/delivery-attempt';
 
 function attempt(n: number, overrides: Partial<AttemptEntry> = {}): AttemptEntry {
   return {

@@ -1,5 +1,5 @@
-import type { DeliveryTask } from '../../../src/delivery/task';
-import type { DlqRecord } from '../../../src/operations/dlq-records';
+import type { DeliveryTask } from '../../../src/records/delivery-task';
+import type { DlqRecord } from '../../../src/records/dlq';
 
 /** A dead-lettered task; `at` is its deadLetteredAt. */
 export function deadTask(overrides: Partial<DeliveryTask> & { at?: number } = {}): DeliveryTask {

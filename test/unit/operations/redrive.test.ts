@@ -1,7 +1,7 @@
 import { Registry } from 'prom-client';
 import type { AvroCodec } from '../../../src/avro/codec';
-import type { CatalogView } from '../../../src/catalog/model';
-import { KafkaUnavailableError } from '../../../src/errors';
+import type { CatalogView } from '../../../src/records/catalog-model';
+import { KafkaUnavailableError } from '../../../src/core/errors';
 import type { BatchingProducer, OutgoingMessage } from '../../../src/kafka/batching-producer';
 import { silentLogger } from '../../../src/observability/logger';
 import { DlqState } from '../../../src/operations/dlq-state';

@@ -1,5 +1,5 @@
 import { Registry } from 'prom-client';
-import type { CatalogView } from '../../../src/catalog/model';
+import type { CatalogView } from '../../../src/records/catalog-model';
 import { createHttpServer, type HttpServer } from '../../../src/http/server';
 import { Router } from '../../../src/http/router';
 import { silentLogger } from '../../../src/observability/logger';
@@ -8,7 +8,9 @@ import type { DlqIndex } from '../../../src/operations/dlq-index';
 import { DlqState } from '../../../src/operations/dlq-state';
 import type { Redriver } from '../../../src/operations/redrive';
 import type { Replays } from '../../../src/operations/replay';
-import { registerOperationsRoutes } from '../../../src/operations/routes';
+import { mountAdminApi } from '../../../src/admin-api';
+import { toOperationsHttpError } from '../../../src/operations/errors';
+import { operationsRoutes } from '../../../src/operations/routes';
 import { at, deadTask, taskRecord } from './fixtures';
 
 /** The operations routes over real HTTP, with in-memory components. */
@@ -29,14 +31,17 @@ describe('operations routes', () => {
         return { redriven: 0, taskIds: [], skipped: [] };
       },
     } as unknown as Redriver;
-    registerOperationsRoutes({
-      router,
-      adminToken: 'secret-token',
+    const routes = operationsRoutes({
       dlq,
       attempts: new AttemptLog({ perDestination: 10 }),
       redriver,
       replays: {} as Replays,
       catalog: { destination: () => undefined } as unknown as CatalogView,
+    });
+    mountAdminApi({
+      router,
+      adminToken: 'secret-token',
+      groups: [{ routes, mapError: toOperationsHttpError }],
       logger: silentLogger(),
     });
     server = createHttpServer({

@@ -1,6 +1,6 @@
 import { parseJson, stringifyJson } from '../../../src/events/json';
 import type { TrackingEvent } from '../../../src/events/types';
-import { KafkaUnavailableError } from '../../../src/errors';
+import { KafkaUnavailableError } from '../../../src/core/errors';
 import {
   Analytics,
   ClientClosedError,

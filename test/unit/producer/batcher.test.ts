@@ -1,4 +1,4 @@
-import { KafkaUnavailableError, UnencodableRecordError } from '../../../src/errors';
+import { KafkaUnavailableError, UnencodableRecordError } from '../../../src/core/errors';
 import { silentLogger } from '../../../src/observability/logger';
 import { Batcher, type BatcherOptions } from '../../../src/producer/batcher';
 import { QueueFullError } from '../../../src/producer/errors';

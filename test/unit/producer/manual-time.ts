@@ -1,4 +1,4 @@
-import type { Clock } from '../../../src/clock';
+import type { Clock } from '../../../src/core/clock';
 import type { Scheduler } from '../../../src/producer/scheduler';
 
 interface Timer {

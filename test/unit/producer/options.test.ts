@@ -1,4 +1,4 @@
-import { ConfigError } from '../../../src/errors';
+import { ConfigError } from '../../../src/core/errors';
 import {
   debugEnabled,
   resolveCommon,

@@ -1,4 +1,4 @@
-import type { Destination } from '../../../src/catalog/model';
+import type { Destination } from '../../../src/records/catalog-model';
 import { parseJson, type JsonObject } from '../../../src/events/json';
 import type { HooklineEvent } from '../../../src/events/types';
 import { destinationsFor, integrationEnabled } from '../../../src/routing/integrations';

@@ -1,0 +1,81 @@
+/**
+ * The direction of dependencies in src/ (docs/ARCHITECTURE.md draws it):
+ *
+ *   root (main.ts, compose.ts, admin-api.ts)      builds everything; nothing imports it
+ *     → stages (ingest, routing, delivery, operations, deletions, producer, cli)
+ *         → catalog (through its index.ts only)
+ *             → kernels (core, config, observability, avro, events, records, kafka, http)
+ *
+ * A stage never imports another stage: the composition root wires them with narrow interfaces.
+ * `npm run lint` fails on any violation and on any import cycle.
+ */
+const STAGES = '(ingest|routing|delivery|operations|deletions|producer|cli)';
+const KERNELS = '(core|config|observability|avro|events|records|kafka|http)';
+const ROOT = '^src/(main|compose|admin-api)\\.ts$';
+
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment: 'Import cycles hide which module is built on which.',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'kernel-not-to-stage',
+      severity: 'error',
+      comment: 'Kernels are shared by every stage and know none of them (nor the catalog, nor the root).',
+      from: { path: `^src/${KERNELS}/` },
+      to: { path: [`^src/${STAGES}/`, '^src/catalog/', ROOT] },
+    },
+    {
+      name: 'catalog-not-to-stage',
+      severity: 'error',
+      comment: 'The catalog is read by every stage; it depends on kernels only.',
+      from: { path: '^src/catalog/' },
+      to: { path: [`^src/${STAGES}/`, ROOT] },
+    },
+    {
+      name: 'stage-not-to-other-stage',
+      severity: 'error',
+      comment: 'Stages meet only in the composition root, through interfaces the using stage defines.',
+      from: { path: `^src/${STAGES}/` },
+      to: { path: `^src/${STAGES}/`, pathNot: '^src/$1/' },
+    },
+    {
+      name: 'catalog-through-its-index',
+      severity: 'error',
+      comment: 'Stages use the catalog through src/catalog/index.ts, its public surface.',
+      from: { path: `^src/${STAGES}/` },
+      to: { path: '^src/catalog/', pathNot: '^src/catalog/index\\.ts$' },
+    },
+    {
+      name: 'nothing-imports-the-root',
+      severity: 'error',
+      comment: 'The composition root is the top: only main.ts (and tests, the bench, tools) start it.',
+      from: { path: '^src/', pathNot: ROOT },
+      to: { path: ROOT },
+    },
+    {
+      name: 'product-not-to-dev-tooling',
+      severity: 'error',
+      comment: 'The product (src/, what the image ships) never loads the local stack, tests or the bench.',
+      from: { path: '^src/' },
+      to: { path: '^(tools|test|bench)/' },
+    },
+    {
+      name: 'product-not-to-dev-dependencies',
+      severity: 'error',
+      comment: 'The image installs production dependencies only.',
+      from: { path: '^src/' },
+      to: { dependencyTypes: ['npm-dev'] },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    exclude: { path: '^(dist|node_modules)/' },
+  },
+};

@@ -1,0 +1,30 @@
+import {
+  CatalogNotFoundError,
+  CatalogNotReadyError,
+  SourceHasDestinationsError,
+  UnknownSourceError,
+} from '../errors';
+import { KafkaUnavailableError } from '../../core/errors';
+import { HttpError } from '../../http/respond';
+
+/**
+ * The one place where catalog errors become HTTP answers. Anything unknown passes through
+ * unchanged (the server answers 500 and logs it). Messages name ids only, never secrets.
+ */
+export function toHttpError(err: unknown): unknown {
+  if (err instanceof HttpError) return err;
+  if (err instanceof CatalogNotFoundError) return new HttpError(404, err.code, err.message);
+  if (err instanceof UnknownSourceError) return new HttpError(422, err.code, err.message);
+  if (err instanceof SourceHasDestinationsError) {
+    return new HttpError(409, err.code, err.message, { destinationIds: err.destinationIds });
+  }
+  if (err instanceof CatalogNotReadyError) return new HttpError(503, err.code, err.message);
+  if (err instanceof KafkaUnavailableError) {
+    return new HttpError(
+      503,
+      err.code,
+      'Kafka did not acknowledge the change in time; it may or may not have been applied',
+    );
+  }
+  return err;
+}

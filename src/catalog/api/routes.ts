@@ -1,0 +1,235 @@
+import type { ServerResponse } from 'node:http';
+import type { z } from 'zod';
+import { CatalogNotFoundError } from '../errors';
+import type { CatalogService } from '../service';
+import type { CatalogStore } from '../store';
+import {
+  destinationCreateSchema,
+  destinationPatchSchema,
+  sourceCreateSchema,
+  sourcePatchSchema,
+} from '../validation';
+import { toValidationIssues } from '../../http/validation';
+import { ADMIN_BASE_PATH, type AdminRoute } from '../../http/admin';
+import { HttpError, readBody, sendJson } from '../../http/respond';
+import type { RouteContext } from '../../http/router';
+import {
+  destinationListSchema,
+  destinationView,
+  destinationViewSchema,
+  sourceCreatedSchema,
+  sourceListSchema,
+  sourceView,
+  sourceViewSchema,
+} from './views';
+
+/** Admin bodies are small: a destination with 5 URLs and 20 headers each fits easily. */
+const MAX_BODY_BYTES = 256 * 1024;
+
+export interface CatalogRoutesOptions {
+  service: CatalogService;
+  store: CatalogStore;
+}
+
+/**
+ * The catalog's part of the admin API (`/api/v1/sources`, `/api/v1/destinations`): each route
+ * with its OpenAPI description and its handler (catalog errors still thrown; `toHttpError` maps
+ * them). Mount them once the catalog has caught up (startCatalog resolves then): reads come
+ * straight from the store.
+ */
+export function catalogRoutes({ service, store }: CatalogRoutesOptions): AdminRoute[] {
+  const sources = `${ADMIN_BASE_PATH}/sources`;
+  const destinations = `${ADMIN_BASE_PATH}/destinations`;
+  const source = (ctx: RouteContext) => {
+    const found = store.source(ctx.params.id!);
+    if (!found) throw new CatalogNotFoundError('source', ctx.params.id!);
+    return found;
+  };
+  const destination = (ctx: RouteContext) => {
+    const found = store.destination(ctx.params.id!);
+    if (!found) throw new CatalogNotFoundError('destination', ctx.params.id!);
+    return found;
+  };
+
+  return [
+    {
+      method: 'POST',
+      path: sources,
+      spec: {
+        operationId: 'createSource',
+        summary: 'Create a source; the answer carries its write key, shown only this once.',
+        body: sourceCreateSchema,
+        responses: { 201: { description: 'Created.', schema: sourceCreatedSchema } },
+      },
+      handler: async ({ req, res }) => {
+        const { source: created, writeKey } = await service.createSource(
+          await parseBody(req, sourceCreateSchema),
+        );
+        sendJson(res, 201, { ...sourceView(created), writeKey }, { location: `${sources}/${created.id}` });
+      },
+    },
+    {
+      method: 'GET',
+      path: sources,
+      spec: {
+        operationId: 'listSources',
+        summary: 'List sources, in creation order.',
+        responses: { 200: { description: 'Every source.', schema: sourceListSchema } },
+      },
+      handler: ({ res }) => sendJson(res, 200, { sources: store.sources().map(sourceView) }),
+    },
+    {
+      method: 'GET',
+      path: `${sources}/{id}`,
+      spec: {
+        operationId: 'getSource',
+        summary: 'Get a source (without its write key).',
+        responses: { 200: { description: 'The source.', schema: sourceViewSchema } },
+      },
+      handler: (ctx) => sendJson(ctx.res, 200, sourceView(source(ctx))),
+    },
+    {
+      method: 'PATCH',
+      path: `${sources}/{id}`,
+      spec: {
+        operationId: 'updateSource',
+        summary: 'Change a source’s name or enabled flag.',
+        body: sourcePatchSchema,
+        responses: { 200: { description: 'The updated source.', schema: sourceViewSchema } },
+      },
+      handler: async (ctx) => {
+        const patch = await parseBody(ctx.req, sourcePatchSchema);
+        sendJson(ctx.res, 200, sourceView(await service.updateSource(ctx.params.id!, patch)));
+      },
+    },
+    {
+      method: 'DELETE',
+      path: `${sources}/{id}`,
+      spec: {
+        operationId: 'deleteSource',
+        summary: 'Delete a source. 409 while it has destinations, unless cascade=true deletes them too.',
+        query: [
+          {
+            name: 'cascade',
+            description: 'Also delete the source’s destinations.',
+            schema: { type: 'boolean' },
+          },
+        ],
+        responses: {
+          204: { description: 'Deleted.' },
+          409: { description: 'The source still has destinations.' },
+        },
+      },
+      handler: async (ctx) => {
+        const cascade = booleanQuery(ctx, 'cascade');
+        await service.deleteSource(ctx.params.id!, { cascade });
+        noContent(ctx.res);
+      },
+    },
+    {
+      method: 'POST',
+      path: destinations,
+      spec: {
+        operationId: 'createDestination',
+        summary: 'Create a Webhooks destination of a source.',
+        body: destinationCreateSchema,
+        responses: {
+          201: { description: 'Created.', schema: destinationViewSchema },
+          422: { description: 'The sourceId names no source (error = unknown_source).' },
+        },
+      },
+      handler: async ({ req, res }) => {
+        const created = await service.createDestination(await parseBody(req, destinationCreateSchema));
+        sendJson(res, 201, destinationView(created), { location: `${destinations}/${created.id}` });
+      },
+    },
+    {
+      method: 'GET',
+      path: destinations,
+      spec: {
+        operationId: 'listDestinations',
+        summary: 'List destinations in creation order, optionally those of one source.',
+        query: [
+          { name: 'sourceId', description: 'Only this source’s destinations.', schema: { type: 'string' } },
+        ],
+        responses: { 200: { description: 'The destinations.', schema: destinationListSchema } },
+      },
+      handler: ({ url, res }) => {
+        const sourceId = url.searchParams.get('sourceId');
+        const list = sourceId === null ? store.destinations() : store.destinationsOfSource(sourceId);
+        sendJson(res, 200, { destinations: list.map(destinationView) });
+      },
+    },
+    {
+      method: 'GET',
+      path: `${destinations}/{id}`,
+      spec: {
+        operationId: 'getDestination',
+        summary: 'Get a destination (the shared secret shows only as sharedSecretSet).',
+        responses: { 200: { description: 'The destination.', schema: destinationViewSchema } },
+      },
+      handler: (ctx) => sendJson(ctx.res, 200, destinationView(destination(ctx))),
+    },
+    {
+      method: 'PATCH',
+      path: `${destinations}/{id}`,
+      spec: {
+        operationId: 'updateDestination',
+        summary:
+          'Change a destination. settings.webhooks replaces the list; settings.sharedSecret null removes it.',
+        body: destinationPatchSchema,
+        responses: { 200: { description: 'The updated destination.', schema: destinationViewSchema } },
+      },
+      handler: async (ctx) => {
+        const patch = await parseBody(ctx.req, destinationPatchSchema);
+        sendJson(ctx.res, 200, destinationView(await service.updateDestination(ctx.params.id!, patch)));
+      },
+    },
+    {
+      method: 'DELETE',
+      path: `${destinations}/{id}`,
+      spec: {
+        operationId: 'deleteDestination',
+        summary: 'Delete a destination.',
+        responses: { 204: { description: 'Deleted.' } },
+      },
+      handler: async (ctx) => {
+        await service.deleteDestination(ctx.params.id!);
+        noContent(ctx.res);
+      },
+    },
+  ];
+}
+
+/** Reads a JSON body and validates it; 400 `invalid_json` or `validation_failed` with the issues. */
+async function parseBody<S extends z.ZodType>(req: RouteContext['req'], schema: S): Promise<z.output<S>> {
+  const text = (await readBody(req, MAX_BODY_BYTES)).toString('utf8');
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new HttpError(400, 'invalid_json', 'the request body is not valid JSON');
+  }
+  const result = schema.safeParse(json);
+  if (result.success) return result.data;
+  const issues = toValidationIssues(result.error);
+  const first = issues[0]!;
+  const more = issues.length > 1 ? ` (and ${issues.length - 1} more)` : '';
+  throw new HttpError(400, 'validation_failed', `${first.path || 'body'}: ${first.message}${more}`, {
+    issues,
+  });
+}
+
+function booleanQuery(ctx: RouteContext, name: string): boolean {
+  const value = ctx.url.searchParams.get(name);
+  if (value === null || value === 'false') return false;
+  if (value === 'true' || value === '') return true;
+  throw new HttpError(400, 'validation_failed', `query parameter ${name} must be true or false`, {
+    issues: [{ path: name, code: 'invalid_type', message: 'must be true or false' }],
+  });
+}
+
+function noContent(res: ServerResponse): void {
+  res.writeHead(204);
+  res.end();
+}

@@ -1,0 +1,86 @@
+import { z } from 'zod';
+import type { Destination, Source } from '../../records/catalog-model';
+
+/**
+ * What the admin API returns. These schemas document the responses in the OpenAPI document and
+ * type the mapping functions; a secret has no field here, so it cannot leak into a response.
+ */
+const timestamp = z.string().meta({ format: 'date-time', description: 'ISO 8601 UTC.' });
+const timestamps = { createdAt: timestamp, updatedAt: timestamp };
+
+export const sourceViewSchema = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    enabled: z.boolean(),
+    writeKeyPrefix: z
+      .string()
+      .optional()
+      .meta({ description: 'First characters of the write key, to tell keys apart.' }),
+    ...timestamps,
+  })
+  .meta({ id: 'Source' });
+
+export const sourceCreatedSchema = sourceViewSchema
+  .extend({ writeKey: z.string().meta({ description: 'The write key. Returned only here: store it now.' }) })
+  .meta({ id: 'SourceCreated' });
+
+export const destinationViewSchema = z
+  .object({
+    id: z.string(),
+    sourceId: z.string(),
+    name: z.string(),
+    enabled: z.boolean(),
+    settings: z.object({
+      sharedSecretSet: z
+        .boolean()
+        .meta({ description: 'Whether a shared secret is set; the secret is never returned.' }),
+      webhooks: z.array(
+        z.object({
+          url: z.string(),
+          headers: z.record(z.string(), z.string()),
+          disabled: z
+            .object({ at: z.string(), reason: z.string() })
+            .optional()
+            .meta({ description: 'Present when Hookline stopped calling this URL (it answered 410 Gone).' }),
+        }),
+      ),
+    }),
+    ...timestamps,
+  })
+  .meta({ id: 'Destination' });
+
+export const sourceListSchema = z.object({ sources: z.array(sourceViewSchema) }).meta({ id: 'SourceList' });
+export const destinationListSchema = z
+  .object({ destinations: z.array(destinationViewSchema) })
+  .meta({ id: 'DestinationList' });
+
+export type SourceView = z.output<typeof sourceViewSchema>;
+export type DestinationView = z.output<typeof destinationViewSchema>;
+
+export function sourceView(source: Source): SourceView {
+  const view: SourceView = {
+    id: source.id,
+    name: source.name,
+    enabled: source.enabled,
+    createdAt: source.createdAt,
+    updatedAt: source.updatedAt,
+  };
+  if (source.writeKeyPrefix) view.writeKeyPrefix = source.writeKeyPrefix;
+  return view;
+}
+
+export function destinationView(destination: Destination): DestinationView {
+  return {
+    id: destination.id,
+    sourceId: destination.sourceId,
+    name: destination.name,
+    enabled: destination.enabled,
+    settings: {
+      sharedSecretSet: destination.settings.sharedSecret !== undefined,
+      webhooks: destination.settings.webhooks,
+    },
+    createdAt: destination.createdAt,
+    updatedAt: destination.updatedAt,
+  };
+}

@@ -1,0 +1,275 @@
+import { SchemaRegistry } from '@kafkajs/confluent-schema-registry';
+import type { Admin, Kafka } from 'kafkajs';
+import { Registry } from 'prom-client';
+import { mountAdminApi } from './admin-api';
+import { AvroCodec } from './avro/codec';
+import { defaultSchemaDir, loadSchemaFiles } from './avro/schema-files';
+import { startCatalog, type CatalogStore } from './catalog';
+import type { Config } from './config/config';
+import { systemClock, type Clock } from './core/clock';
+import { Lifecycle } from './core/lifecycle';
+import { deletionRoutes } from './deletions/routes';
+import { startDeliveryWorker, type DeliveryWorker } from './delivery/role';
+import { createHttpServer, type ReadinessCheck } from './http/server';
+import { Router } from './http/router';
+import { createIngestMetrics } from './ingest/metrics';
+import { EventPublisher } from './ingest/publisher';
+import { registerTrackingRoutes } from './ingest/routes';
+import { BatchingProducer } from './kafka/batching-producer';
+import { createKafka, producerSettings } from './kafka/client';
+import { ensureTopics, topicNames, type TopicNames } from './kafka/topics';
+import { createLogger, type Logger } from './observability/logger';
+import { createMetricsRegistry } from './observability/metrics';
+import { startOperations, type Operations } from './operations';
+import { EventCodec } from './records/event';
+import { createEventRouter, startRouter, type RouterRole } from './routing/role';
+
+/** Where the cluster is: from config, or from a local stack started by `npm start`. */
+export interface ClusterAddress {
+  kafkaBrokers: string[];
+  schemaRegistryUrl: string;
+}
+
+export interface AppOptions {
+  config: Config;
+  cluster: ClusterAddress;
+  logger?: Logger;
+  clock?: Clock;
+}
+
+/** The shared parts the roles were built from; for tests, the bench and diagnostics, not for roles. */
+export interface AppParts {
+  config: Config;
+  metrics: Registry;
+  kafka: Kafka;
+  admin: Admin;
+  avro: AvroCodec;
+  events: EventCodec;
+  catalog: CatalogStore;
+  topics: TopicNames;
+}
+
+export interface App {
+  parts: AppParts;
+  roles: { producer: BatchingProducer; router?: RouterRole; worker?: DeliveryWorker; operations: Operations };
+  /** Bound HTTP port. */
+  httpPort: number;
+  stop(): Promise<void>;
+}
+
+/**
+ * The composition root: builds config's clients and stores, then each role with exactly what it
+ * uses, mounts every HTTP route, and tears everything down in reverse order on stop. Stop order:
+ * worker, router, operations, producer, catalog, Kafka admin, HTTP server.
+ */
+export async function startApp(options: AppOptions): Promise<App> {
+  const { config, cluster } = options;
+  const logger = options.logger ?? createLogger({ level: config.logLevel });
+  const clock = options.clock ?? systemClock;
+  const lifecycle = new Lifecycle(logger);
+  const metrics = createMetricsRegistry();
+  const router = new Router();
+  let started = false;
+  let admin: Admin | undefined;
+  const readiness: ReadinessCheck[] = [
+    { name: 'startup', check: async () => started },
+    {
+      name: 'kafka',
+      check: async () => admin !== undefined && (await admin.describeCluster()).brokers.length > 0,
+    },
+    { name: 'schemaRegistry', check: () => registryAnswers(cluster.schemaRegistryUrl, config.registry) },
+  ];
+  const http = createHttpServer({ ...config.http, router, metrics, readiness, logger });
+
+  try {
+    const httpPort = await http.listen();
+    lifecycle.onStop('http', () => http.close());
+
+    // --- clients and shared stores ---
+    const kafka = createKafka({
+      brokers: cluster.kafkaBrokers,
+      clientId: config.kafka.clientId,
+      ssl: config.kafka.ssl,
+      sasl: config.kafka.sasl,
+      logger,
+    });
+    const connectedAdmin = kafka.admin();
+    await connectedAdmin.connect();
+    admin = connectedAdmin;
+    lifecycle.onStop('kafka-admin', () => connectedAdmin.disconnect());
+    const topics = topicNames(config.topics.prefix);
+    if (config.topics.create) {
+      await ensureTopics({
+        admin: connectedAdmin,
+        prefix: config.topics.prefix,
+        defaultPartitions: config.topics.partitions,
+        replicationFactor: config.topics.replicationFactor,
+        retryScheduleMs: config.retry.scheduleMs,
+        logger,
+      });
+    }
+    const registry = new SchemaRegistry({
+      host: cluster.schemaRegistryUrl,
+      auth:
+        config.registry.username && config.registry.password
+          ? { username: config.registry.username, password: config.registry.password }
+          : undefined,
+    });
+    const avro = await AvroCodec.create({ registry, schemas: loadSchemaFiles(defaultSchemaDir()), logger });
+    const events = new EventCodec(avro);
+    const catalog = await startCatalog({
+      kafka,
+      admin: connectedAdmin,
+      avro,
+      topic: topics.catalog,
+      clientId: config.kafka.clientId,
+      logger,
+      clock,
+      metrics,
+      ackTimeoutMs: config.kafka.ackTimeoutMs,
+    });
+    lifecycle.onStop('catalog', () => catalog.stop());
+    readiness.push({ name: 'catalog', check: async () => catalog.ready() });
+
+    // One idempotent producer shared by the roles; it stops after them.
+    const kafkaProducer = kafka.producer(producerSettings());
+    await kafkaProducer.connect();
+    lifecycle.onStop('producer', () => kafkaProducer.disconnect());
+    const producer = new BatchingProducer({
+      producer: kafkaProducer,
+      ackTimeoutMs: config.kafka.ackTimeoutMs,
+      logger,
+    });
+    const publisher = new EventPublisher({
+      producer,
+      events,
+      avro,
+      eventsTopic: topics.events,
+      ingestDlqTopic: topics.ingestDlq,
+    });
+    const routing = {
+      catalog: catalog.store,
+      events,
+      avro,
+      producer,
+      topics: { deliveries: topics.deliveries, dlq: topics.dlq },
+      clock,
+    };
+
+    // --- roles ---
+    if (config.roles.includes('ingest')) {
+      registerTrackingRoutes({
+        router,
+        catalog: catalog.store,
+        publisher,
+        metrics: createIngestMetrics(metrics),
+        clock,
+        logger: logger.child({ component: 'ingest' }),
+      });
+    }
+    // Operations (dead letters, redrive, attempts, replay) serve the admin API on every process.
+    const operations = await startOperations({
+      kafka,
+      admin: connectedAdmin,
+      avro,
+      events,
+      catalog: catalog.store,
+      producer,
+      // Replays route to one destination, without de-duplication, with router metrics of their own.
+      replayRouter: createEventRouter({
+        ...routing,
+        dedupe: { windowMs: 0, maxEntries: 0 },
+        metrics: new Registry(),
+        logger: logger.child({ component: 'replay' }),
+      }),
+      topics,
+      clientId: config.kafka.clientId,
+      settings: config.operations,
+      metrics,
+      clock,
+      logger,
+    });
+    lifecycle.onStop('operations', () => operations.stop());
+    const routerRole = config.roles.includes('router')
+      ? await startRouter({
+          kafka,
+          router: createEventRouter({
+            ...routing,
+            dedupe: { windowMs: config.routing.dedupeWindowMs, maxEntries: config.routing.dedupeMaxEntries },
+            metrics,
+            logger: logger.child({ component: 'router' }),
+          }),
+          groupId: `${config.topics.prefix}.router`,
+          eventsTopic: topics.events,
+          sessionTimeoutMs: config.kafka.sessionTimeoutMs,
+          metrics,
+          logger: logger.child({ component: 'router' }),
+        })
+      : undefined;
+    if (routerRole) lifecycle.onStop('router', () => routerRole.stop());
+    const worker = config.roles.includes('worker')
+      ? await startDeliveryWorker({
+          kafka,
+          admin: connectedAdmin,
+          avro,
+          catalog: catalog.store,
+          disableWebhook: (destinationId, url, reason) =>
+            catalog.service.disableWebhook(destinationId, url, reason),
+          producer,
+          topicPrefix: config.topics.prefix,
+          topics,
+          delivery: config.delivery,
+          retry: config.retry,
+          sessionTimeoutMs: config.kafka.sessionTimeoutMs,
+          metrics,
+          clock,
+          logger,
+        })
+      : undefined;
+    if (worker) lifecycle.onStop('worker', () => worker.stop());
+
+    // --- the admin API, every stage's routes in one place ---
+    mountAdminApi({
+      router,
+      adminToken: config.adminToken,
+      logger,
+      groups: [
+        catalog,
+        operations,
+        {
+          routes: deletionRoutes({
+            catalog: catalog.store,
+            publisher,
+            clock,
+            logger: logger.child({ component: 'deletions' }),
+          }),
+          mapError: catalog.mapError,
+        },
+      ],
+    });
+
+    started = true;
+    logger.info({ port: httpPort, roles: config.roles }, 'hookline started');
+    return {
+      parts: { config, metrics, kafka, admin: connectedAdmin, avro, events, catalog: catalog.store, topics },
+      roles: { producer, router: routerRole, worker, operations },
+      httpPort,
+      stop: () => lifecycle.stop(),
+    };
+  } catch (err) {
+    await lifecycle.stop();
+    throw err;
+  }
+}
+
+async function registryAnswers(baseUrl: string, auth: Config['registry']): Promise<boolean> {
+  const headers: Record<string, string> = {};
+  if (auth.username && auth.password) {
+    headers.authorization = `Basic ${Buffer.from(`${auth.username}:${auth.password}`).toString('base64')}`;
+  }
+  const res = await fetch(`${baseUrl.replace(/\/$/, '')}/subjects`, {
+    headers,
+    signal: AbortSignal.timeout(2_000),
+  });
+  return res.ok;
+}

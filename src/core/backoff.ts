@@ -1,0 +1,63 @@
+import { HooklineError, errorMessage } from './errors';
+import type { Logger } from '../observability/logger';
+
+/** How waits grow between tries of an operation that failed for a passing reason. */
+export interface BackoffPolicy {
+  /** Wait before the second try. */
+  initialDelayMs: number;
+  /** Waits never grow past this. */
+  maxDelayMs: number;
+}
+
+/** 100 ms, 200 ms, 400 ms, ... up to 5 s: the default for reaching Kafka or the schema registry. */
+export const DEFAULT_BACKOFF: BackoffPolicy = { initialDelayMs: 100, maxDelayMs: 5_000 };
+
+/**
+ * The wait after the `failures`-th failure (1 = after the first): doubles each time from
+ * `initialDelayMs`, capped at `maxDelayMs`. The one backoff rule of the whole service.
+ */
+export function backoffDelayMs(failures: number, policy: BackoffPolicy = DEFAULT_BACKOFF): number {
+  const exponent = Math.max(0, failures - 1);
+  return Math.min(policy.maxDelayMs, policy.initialDelayMs * 2 ** Math.min(exponent, 30));
+}
+
+/** Resolves after `ms`; the timer does not hold the process open. */
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}
+
+export interface RetryOptions {
+  /** Retrying stops (and the last error is thrown) once this returns false. */
+  isRunning: () => boolean;
+  logger: Logger;
+  /** Logged with each retry. */
+  context: Record<string, unknown>;
+  /** Which failures are worth another try: by default a retriable HooklineError (registry or Kafka down). */
+  isRetriable?: (err: unknown) => boolean;
+  /** Tries at most (unbounded by default: until `isRunning` turns false). */
+  maxAttempts?: number;
+  /** Default DEFAULT_BACKOFF. */
+  backoff?: BackoffPolicy;
+}
+
+export const isRetriableHooklineError = (err: unknown): boolean =>
+  err instanceof HooklineError && err.retriable;
+
+/** Runs `fn` until it settles with anything but a retriable failure, waiting longer each time. */
+export async function retryTransient<T>(fn: () => Promise<T>, options: RetryOptions): Promise<T> {
+  const isRetriable = options.isRetriable ?? isRetriableHooklineError;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await fn();
+    } catch (err) {
+      if (!isRetriable(err) || !options.isRunning() || attempt >= (options.maxAttempts ?? Infinity))
+        throw err;
+      const delayMs = backoffDelayMs(attempt + 1, options.backoff);
+      options.logger.warn(
+        { ...options.context, attempt, delayMs, reason: errorMessage(err) },
+        'transient failure; retrying',
+      );
+      await sleep(delayMs);
+    }
+  }
+}

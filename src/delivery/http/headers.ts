@@ -1,0 +1,27 @@
+import { RESERVED_HEADERS } from '../../records/catalog-model';
+import { SIGNATURE_HEADER } from './signing';
+
+/**
+ * The headers of one webhook request: Hookline's own (`Content-Type: application/json`,
+ * `User-Agent`, and `X-Signature` only when there is a signature) plus the entry's static headers.
+ *
+ * The catalog refuses static headers with a reserved name (`RESERVED_HEADERS`, compared
+ * case-insensitively); should one get through anyway it is dropped here, so ours always win
+ * and a static header can neither forge a signature nor break the request's framing.
+ */
+export function requestHeaders(options: {
+  staticHeaders: Readonly<Record<string, string>>;
+  /** Hex HMAC of the body; undefined when the destination has no shared secret. */
+  signature: string | undefined;
+  userAgent: string;
+}): Record<string, string> {
+  const headers: Record<string, string> = {
+    'Content-Type': 'application/json',
+    'User-Agent': options.userAgent,
+  };
+  if (options.signature !== undefined) headers[SIGNATURE_HEADER] = options.signature;
+  for (const [name, value] of Object.entries(options.staticHeaders)) {
+    if (!RESERVED_HEADERS.includes(name.toLowerCase())) headers[name] = value;
+  }
+  return headers;
+}

@@ -1,0 +1,120 @@
+import type { Admin, Kafka } from 'kafkajs';
+import type { Registry } from 'prom-client';
+import type { AvroCodec } from '../avro/codec';
+import type { RetryPolicy } from '../config/retry';
+import type { Clock } from '../core/clock';
+import type { BatchingProducer } from '../kafka/batching-producer';
+import { ConcurrentConsumer } from '../kafka/consumer';
+import type { Logger } from '../observability/logger';
+import type { CatalogView } from '../records/catalog-model';
+import { DeadLetterWriter } from '../records/dead-letter';
+import { Dispatcher } from './dispatcher';
+import { DeliveryExecutor } from './executor';
+import { createWebhookClient } from './http/client';
+import { createDeliveryMetrics } from './metrics';
+import { startDelayConsumer } from './retry/delay-consumer';
+import { taskHandler } from './task-handler';
+
+export interface DeliveryWorkerOptions {
+  kafka: Kafka;
+  /** Lists the delay topics on the cluster. */
+  admin: Admin;
+  avro: AvroCodec;
+  catalog: CatalogView;
+  /** Stops calls to a URL that answered 410 Gone (a catalog write). */
+  disableWebhook: (destinationId: string, url: string, reason: string) => Promise<unknown>;
+  producer: BatchingProducer;
+  topicPrefix: string;
+  topics: { deliveries: string; dlq: string; attempts: string };
+  delivery: {
+    timeoutMs: number;
+    workerConcurrency: number;
+    destinationConcurrency: number;
+    destinationQueue: number;
+  };
+  retry: RetryPolicy;
+  sessionTimeoutMs: number;
+  metrics: Registry;
+  clock: Clock;
+  logger: Logger;
+}
+
+export interface DeliveryWorker {
+  dispatcher: Dispatcher;
+  executor: DeliveryExecutor;
+  stop(): Promise<void>;
+}
+
+/**
+ * The worker role: a consumer group on `hookline.deliveries` (`<prefix>.worker`) and one on the
+ * delay topics (`<prefix>.retry`) whose tasks go through per-destination lanes to the executor.
+ * Offsets are committed in order once each task was delivered or durably handed to a delay or
+ * dead-letter topic.
+ */
+export async function startDeliveryWorker(options: DeliveryWorkerOptions): Promise<DeliveryWorker> {
+  const { producer, avro, topics, clock, delivery, retry } = options;
+  const logger = options.logger.child({ component: 'worker' });
+  const client = createWebhookClient({
+    timeoutMs: delivery.timeoutMs,
+    maxSocketsPerOrigin: delivery.destinationConcurrency,
+    logger,
+    clock,
+  });
+  const deadLetters = new DeadLetterWriter({ producer, avro, topic: topics.dlq, clock });
+  const executor = new DeliveryExecutor({
+    catalog: options.catalog,
+    client,
+    producer,
+    avro,
+    deadLetters,
+    retryPolicy: retry,
+    disableWebhook: options.disableWebhook,
+    topicPrefix: options.topicPrefix,
+    attemptsTopic: topics.attempts,
+    metrics: createDeliveryMetrics(options.metrics),
+    clock,
+    logger,
+  });
+  const dispatcher = new Dispatcher({
+    maxActivePerDestination: delivery.destinationConcurrency,
+    maxQueuedPerDestination: delivery.destinationQueue,
+    deferAfterWaitMs: retry.scheduleMs[0]!,
+    run: executor.execute,
+    defer: executor.defer,
+    clock,
+  });
+  const consumerSettings = {
+    kafka: options.kafka,
+    maxInFlight: delivery.workerConcurrency,
+    drainTimeoutMs: delivery.timeoutMs * 5 + 5_000,
+    sessionTimeoutMs: options.sessionTimeoutMs,
+    metrics: options.metrics,
+  };
+  const consumer = new ConcurrentConsumer({
+    ...consumerSettings,
+    groupId: `${options.topicPrefix}.worker`,
+    topics: [topics.deliveries],
+    logger,
+    handler: taskHandler({ avro, deadLetters, logger, handle: (task) => dispatcher.submit(task) }),
+  });
+  await consumer.start();
+  const delayConsumer = await startDelayConsumer({
+    ...consumerSettings,
+    admin: options.admin,
+    avro,
+    dispatcher,
+    deadLetters,
+    topicPrefix: options.topicPrefix,
+    scheduleMs: retry.scheduleMs,
+    clock,
+    logger: options.logger.child({ component: 'retry' }),
+  });
+  return {
+    dispatcher,
+    executor,
+    stop: async () => {
+      await Promise.all([consumer.stop(), delayConsumer.stop()]);
+      client.close();
+    },
+  };
+}

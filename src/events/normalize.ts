@@ -1,0 +1,187 @@
+import { isJsonObject, isLosslessNumber, jsonByteLength, type JsonObject, type JsonValue } from './json';
+import { TRACKING_TYPES, type TrackingEvent, type TrackingType } from './types';
+import type { Rejection, RejectionCode } from './rejection';
+import { correctedTimestampMs, parseClientTimestamp } from './timestamps';
+
+/** Per-event limit, as Segment's: 32 KB of JSON. */
+export const MAX_EVENT_BYTES = 32 * 1024;
+/** Segment's request limit: 500 KB (a batch, after gunzip). */
+export const MAX_REQUEST_BYTES = 500 * 1024;
+
+/** Request-level values that apply to every event of a batch. */
+export interface BatchDefaults {
+  context?: JsonObject;
+  integrations?: JsonObject;
+  /** The batch's sentAt, raw. */
+  sentAt?: JsonValue;
+}
+
+export interface NormalizeOptions {
+  sourceId: string;
+  receivedAtMs: number;
+  /** The call type from the path (`/v1/track`), or undefined for batch items (read from `type`). */
+  pathType: TrackingType | undefined;
+  defaults: BatchDefaults;
+  newMessageId: () => string;
+}
+
+export type NormalizeResult = { ok: true; event: TrackingEvent } | { ok: false; rejection: Rejection };
+
+class Reject extends Error {
+  constructor(
+    readonly code: RejectionCode,
+    reason: string,
+  ) {
+    super(reason);
+  }
+}
+
+/**
+ * Turns one event as a client sent it into Hookline's event, or says why it is refused. Pure:
+ * time and ids come from the options.
+ */
+export function normalizeEvent(raw: JsonValue, options: NormalizeOptions): NormalizeResult {
+  try {
+    return { ok: true, event: normalizeOrThrow(raw, options) };
+  } catch (err) {
+    if (err instanceof Reject) return { ok: false, rejection: { code: err.code, reason: err.message } };
+    throw err;
+  }
+}
+
+function normalizeOrThrow(raw: JsonValue, options: NormalizeOptions): TrackingEvent {
+  if (!isJsonObject(raw)) throw new Reject('not_an_object', 'event must be a JSON object');
+  const type = options.pathType ?? readType(raw.type);
+
+  const bytes = jsonByteLength(raw);
+  if (bytes > MAX_EVENT_BYTES) {
+    throw new Reject('event_too_large', `event is ${bytes} bytes; the limit is ${MAX_EVENT_BYTES} bytes`);
+  }
+
+  const userId = optionalId(raw, 'userId');
+  const anonymousId = optionalId(raw, 'anonymousId');
+  if (userId === undefined && anonymousId === undefined) {
+    throw new Reject('missing_identity', 'event needs a userId or an anonymousId');
+  }
+
+  const originalTimestampMs =
+    optionalTimestamp(raw, 'timestamp') ?? optionalTimestamp(raw, 'originalTimestamp');
+  const sentAtMs = optionalTimestamp(raw, 'sentAt') ?? timestampValue('sentAt', options.defaults.sentAt);
+  const timestampMs = correctedTimestampMs({
+    receivedAtMs: options.receivedAtMs,
+    sentAtMs,
+    originalTimestampMs,
+  });
+
+  const context = merge(options.defaults.context, optionalObject(raw, 'context'));
+  const integrations = merge(options.defaults.integrations, optionalObject(raw, 'integrations'));
+
+  const common = {
+    messageId: optionalId(raw, 'messageId') ?? options.newMessageId(),
+    ...(userId !== undefined && { userId }),
+    ...(anonymousId !== undefined && { anonymousId }),
+    timestamp: iso(timestampMs),
+    ...(originalTimestampMs !== undefined && { originalTimestamp: iso(originalTimestampMs) }),
+    ...(sentAtMs !== undefined && { sentAt: iso(sentAtMs) }),
+    receivedAt: iso(options.receivedAtMs),
+    sourceId: options.sourceId,
+    ...(context && { context }),
+    ...(integrations && { integrations }),
+  };
+
+  switch (type) {
+    case 'identify':
+      return { ...common, type, ...objectField(raw, 'traits') };
+    case 'track': {
+      const event = optionalString(raw, 'event');
+      if (event === undefined) throw new Reject('missing_event', 'track needs an event name in "event"');
+      return { ...common, type, event, ...objectField(raw, 'properties') };
+    }
+    case 'page':
+    case 'screen':
+      return {
+        ...common,
+        type,
+        ...stringField(raw, 'name'),
+        ...stringField(raw, 'category'),
+        ...objectField(raw, 'properties'),
+      };
+    case 'group': {
+      const groupId = optionalId(raw, 'groupId');
+      if (groupId === undefined) throw new Reject('missing_group_id', 'group needs a "groupId"');
+      return { ...common, type, groupId, ...objectField(raw, 'traits') };
+    }
+    case 'alias': {
+      const previousId = optionalId(raw, 'previousId');
+      if (previousId === undefined) throw new Reject('missing_previous_id', 'alias needs a "previousId"');
+      if (userId === undefined) throw new Reject('missing_user_id', 'alias needs a "userId"');
+      return { ...common, type, userId, previousId };
+    }
+  }
+}
+
+function readType(value: JsonValue | undefined): TrackingType {
+  if (typeof value === 'string' && (TRACKING_TYPES as readonly string[]).includes(value))
+    return value as TrackingType;
+  throw new Reject('unknown_type', `"type" must be one of ${TRACKING_TYPES.join(', ')}`);
+}
+
+/** Ids may arrive as strings or numbers; numbers keep their exact text. Empty means absent. */
+function optionalId(raw: JsonObject, key: string): string | undefined {
+  const value = raw[key];
+  if (value === undefined || value === null || value === '') return undefined;
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || isLosslessNumber(value)) return String(value);
+  throw new Reject('invalid_field', `"${key}" must be a string`);
+}
+
+function optionalString(raw: JsonObject, key: string): string | undefined {
+  const value = raw[key];
+  if (value === undefined || value === null || value === '') return undefined;
+  if (typeof value === 'string') return value;
+  throw new Reject('invalid_field', `"${key}" must be a string`);
+}
+
+function optionalObject(raw: JsonObject, key: string): JsonObject | undefined {
+  const value = raw[key];
+  if (value === undefined || value === null) return undefined;
+  if (isJsonObject(value)) return value;
+  throw new Reject('invalid_field', `"${key}" must be an object`);
+}
+
+function optionalTimestamp(raw: JsonObject, key: string): number | undefined {
+  return timestampValue(key, raw[key]);
+}
+
+function timestampValue(key: string, value: JsonValue | undefined): number | undefined {
+  if (value === undefined || value === null || value === '') return undefined;
+  const ms = typeof value === 'string' ? parseClientTimestamp(value) : undefined;
+  if (ms === undefined) {
+    throw new Reject(
+      'invalid_timestamp',
+      `"${key}" is not an ISO 8601 timestamp: ${JSON.stringify(String(value)).slice(0, 80)}`,
+    );
+  }
+  return ms;
+}
+
+function stringField<K extends string>(raw: JsonObject, key: K): Partial<Record<K, string>> {
+  const value = optionalString(raw, key);
+  return value === undefined ? {} : ({ [key]: value } as Record<K, string>);
+}
+
+function objectField<K extends string>(raw: JsonObject, key: K): Partial<Record<K, JsonObject>> {
+  const value = optionalObject(raw, key);
+  return value === undefined ? {} : ({ [key]: value } as Record<K, JsonObject>);
+}
+
+/** Shallow merge: the event's own keys win over the batch's. */
+function merge(batch: JsonObject | undefined, own: JsonObject | undefined): JsonObject | undefined {
+  if (!batch) return own;
+  if (!own) return batch;
+  return { ...batch, ...own };
+}
+
+function iso(ms: number): string {
+  return new Date(ms).toISOString();
+}

@@ -1,0 +1,288 @@
+import type { Consumer, EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs';
+import { Gauge, type Registry } from 'prom-client';
+import { systemClock, type Clock } from '../core/clock';
+import { backoffDelayMs, sleep } from '../core/backoff';
+import { errorMessage } from '../core/errors';
+import type { Logger } from '../observability/logger';
+import { PartitionOffsets } from './offset-tracker';
+
+export interface ConsumedMessage {
+  topic: string;
+  partition: number;
+  message: KafkaMessage;
+}
+
+/**
+ * Handles one message. Resolves when the message is done (processed, or durably handed on).
+ * It should not reject for problems of the message itself (dead-letter those); a rejection means
+ * "infrastructure trouble": the runner retries it with backoff and never commits past it.
+ */
+export type MessageHandler = (message: ConsumedMessage) => Promise<void>;
+
+export interface ConcurrentConsumerOptions {
+  kafka: Kafka;
+  groupId: string;
+  topics: string[];
+  handler: MessageHandler;
+  /** Messages being handled at once, across partitions. Fetching pauses at this bound. */
+  maxInFlight: number;
+  /** How often completed offsets are committed (plus once on stop). */
+  commitIntervalMs?: number;
+  /** How long stop() waits for in-flight messages before giving up on them (they are redelivered). */
+  drainTimeoutMs?: number;
+  /**
+   * Where a partition without a committed offset starts. Default true: every record on
+   * Hookline's own topics is work to do, including those written before this group ever
+   * committed on that partition (starting at the end would silently skip them).
+   */
+  fromBeginning?: boolean;
+  logger: Logger;
+  metrics: Registry;
+  /**
+   * When set, a message is not handled before the time this returns (epoch ms): its partition is
+   * paused until then and resumed after, without blocking the group or other partitions. Records
+   * of one partition must be due in order (true of a delay topic: same delay, appended in time order).
+   */
+  notBefore?: (message: KafkaMessage) => number | undefined;
+  /**
+   * Handle messages with the same key (in one partition) one after another, in offset order;
+   * messages with different keys still run concurrently.
+   */
+  keyOrdered?: boolean;
+  clock?: Clock;
+  /** Extra kafkajs consumer settings. */
+  sessionTimeoutMs?: number;
+  maxWaitTimeInMs?: number;
+}
+
+/**
+ * A consumer that works on many messages at once (no head-of-line blocking: a slow message does
+ * not hold back the ones after it) and commits in order: per partition, only up to the highest
+ * offset below which every message is done. A crash therefore re-delivers, never skips.
+ */
+export class ConcurrentConsumer {
+  private readonly consumer: Consumer;
+  private readonly partitions = new Map<string, PartitionOffsets>();
+  private readonly highWatermarks = new Map<string, number>();
+  private inFlight = 0;
+  private readonly capacityWaiters: (() => void)[] = [];
+  private readonly drainWaiters: (() => void)[] = [];
+  private commitTimer: NodeJS.Timeout | undefined;
+  private committing: Promise<void> = Promise.resolve();
+  private stopping = false;
+  private readonly resumeTimers = new Set<NodeJS.Timeout>();
+  /** Per partition and key: the last message handled or waiting (keyOrdered). */
+  private readonly keyChains = new Map<string, Promise<void>>();
+  private readonly clock: Clock;
+  private readonly lag: Gauge<'group' | 'topic' | 'partition'>;
+
+  constructor(private readonly options: ConcurrentConsumerOptions) {
+    this.consumer = options.kafka.consumer({
+      groupId: options.groupId,
+      sessionTimeout: options.sessionTimeoutMs ?? 30_000,
+      maxWaitTimeInMs: options.maxWaitTimeInMs ?? 100,
+      allowAutoTopicCreation: false,
+    });
+    this.lag = gauge(options.metrics);
+    this.clock = options.clock ?? systemClock;
+    this.consumer.on(this.consumer.events.GROUP_JOIN, (event) => {
+      // Keep the trackers of partitions we still own: kafkajs re-fetches them from the committed
+      // offset, and the tracker tells which of those messages are already in flight or done.
+      const assigned = new Set<string>();
+      for (const [topic, parts] of Object.entries(event.payload.memberAssignment)) {
+        for (const p of parts) assigned.add(`${topic}:${p}`);
+      }
+      for (const key of [...this.partitions.keys()]) if (!assigned.has(key)) this.partitions.delete(key);
+    });
+  }
+
+  async start(): Promise<void> {
+    const { topics, fromBeginning = true } = this.options;
+    await this.consumer.connect();
+    await this.consumer.subscribe({ topics, fromBeginning });
+    await this.consumer.run({
+      autoCommit: false,
+      eachBatchAutoResolve: false,
+      partitionsConsumedConcurrently: 8,
+      eachBatch: (payload) => this.onBatch(payload),
+    });
+    this.commitTimer = setInterval(() => void this.commit(), this.options.commitIntervalMs ?? 500);
+  }
+
+  private async onBatch({
+    batch,
+    resolveOffset,
+    heartbeat,
+    isRunning,
+    isStale,
+    pause,
+  }: EachBatchPayload): Promise<void> {
+    const key = `${batch.topic}:${batch.partition}`;
+    let tracker = this.partitions.get(key);
+    if (!tracker) this.partitions.set(key, (tracker = new PartitionOffsets()));
+    this.highWatermarks.set(key, Number(batch.highWatermark));
+
+    for (const message of batch.messages) {
+      if (!isRunning() || isStale() || this.stopping) return;
+      const offset = Number(message.offset);
+      if (tracker.has(offset)) {
+        resolveOffset(message.offset); // re-fetched after a rebalance: already in flight or done
+        continue;
+      }
+      const dueAtMs = this.options.notBefore?.(message);
+      if (dueAtMs !== undefined && dueAtMs > this.clock.now()) {
+        // Not due: leave this offset unresolved (kafkajs fetches from it again after resume).
+        this.pauseUntil(dueAtMs, pause);
+        return;
+      }
+      while (this.inFlight >= this.options.maxInFlight) {
+        await Promise.race([new Promise<void>((r) => this.capacityWaiters.push(r)), sleep(1_000)]);
+        await heartbeat();
+        if (!isRunning() || isStale() || this.stopping) return;
+      }
+      if (this.partitions.get(key) !== tracker) return; // partition revoked meanwhile
+      tracker.track(offset);
+      resolveOffset(message.offset);
+      this.inFlight++;
+      const consumed = { topic: batch.topic, partition: batch.partition, message };
+      if (this.options.keyOrdered && message.key)
+        this.runAfterSameKey(`${key}:${message.key.toString('latin1')}`, consumed, tracker, offset);
+      else void this.run(consumed, tracker, offset);
+    }
+    await heartbeat();
+  }
+
+  private runAfterSameKey(
+    chainKey: string,
+    consumed: ConsumedMessage,
+    tracker: PartitionOffsets,
+    offset: number,
+  ): void {
+    const previous = this.keyChains.get(chainKey) ?? Promise.resolve();
+    const current = previous.then(() => this.run(consumed, tracker, offset)); // run() never rejects
+    this.keyChains.set(chainKey, current);
+    void current.then(() => {
+      if (this.keyChains.get(chainKey) === current) this.keyChains.delete(chainKey);
+    });
+  }
+
+  private pauseUntil(dueAtMs: number, pause: () => () => void): void {
+    const resume = pause();
+    const timer = setTimeout(() => {
+      this.resumeTimers.delete(timer);
+      if (!this.stopping) resume();
+    }, dueAtMs - this.clock.now());
+    this.resumeTimers.add(timer);
+  }
+
+  private async run(message: ConsumedMessage, tracker: PartitionOffsets, offset: number): Promise<void> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await this.options.handler(message);
+        break;
+      } catch (err) {
+        if (this.stopping) {
+          // Leave it uncommitted: it is delivered again after restart.
+          this.release();
+          return;
+        }
+        const waitMs = backoffDelayMs(attempt + 1);
+        this.options.logger.error(
+          {
+            err: errorMessage(err),
+            topic: message.topic,
+            partition: message.partition,
+            offset,
+            retryInMs: waitMs,
+          },
+          'message handler failed; retrying',
+        );
+        await sleep(waitMs);
+      }
+    }
+    tracker.complete(offset);
+    this.release();
+  }
+
+  private release(): void {
+    this.inFlight--;
+    this.capacityWaiters.shift()?.();
+    if (this.inFlight === 0) for (const w of this.drainWaiters.splice(0)) w();
+  }
+
+  /** Commits every partition's completed prefix. Serialised: one commit request at a time. */
+  commit(): Promise<void> {
+    this.committing = this.committing.then(async () => {
+      const offsets: { topic: string; partition: number; offset: string }[] = [];
+      for (const [key, tracker] of this.partitions) {
+        const next = tracker.pendingCommit();
+        if (next === undefined) continue;
+        const [topic, partition] = splitKey(key);
+        offsets.push({ topic, partition, offset: String(next) });
+      }
+      if (offsets.length === 0) return;
+      try {
+        await this.consumer.commitOffsets(offsets);
+        for (const o of offsets) {
+          const key = `${o.topic}:${o.partition}`;
+          this.partitions.get(key)?.markCommitted(Number(o.offset));
+          const hw = this.highWatermarks.get(key);
+          if (hw !== undefined) {
+            this.lag.set(
+              { group: this.options.groupId, topic: o.topic, partition: String(o.partition) },
+              Math.max(0, hw - Number(o.offset)),
+            );
+          }
+        }
+      } catch (err) {
+        // A rebalance in progress, typically; the next commit carries the same offsets.
+        this.options.logger.warn(
+          { err: errorMessage(err), groupId: this.options.groupId },
+          'offset commit failed',
+        );
+      }
+    });
+    return this.committing;
+  }
+
+  /** Stops fetching, lets in-flight messages finish (up to drainTimeoutMs), commits, leaves the group. */
+  async stop(): Promise<void> {
+    if (this.stopping) return;
+    this.stopping = true;
+    for (const w of this.capacityWaiters.splice(0)) w();
+    for (const timer of this.resumeTimers) clearTimeout(timer);
+    this.resumeTimers.clear();
+    this.consumer.pause(this.options.topics.map((topic) => ({ topic })));
+    if (this.inFlight > 0) {
+      await Promise.race([
+        new Promise<void>((r) => this.drainWaiters.push(r)),
+        sleep(this.options.drainTimeoutMs ?? 15_000),
+      ]);
+    }
+    clearInterval(this.commitTimer);
+    await this.commit();
+    await this.consumer.disconnect();
+  }
+
+  /** Messages being handled now. */
+  get inFlightCount(): number {
+    return this.inFlight;
+  }
+}
+
+function gauge(registry: Registry): Gauge<'group' | 'topic' | 'partition'> {
+  const name = 'hookline_consumer_lag';
+  const existing = registry.getSingleMetric(name);
+  if (existing) return existing as Gauge<'group' | 'topic' | 'partition'>;
+  return new Gauge({
+    name,
+    help: 'Messages between the committed offset and the partition end, per consumer group.',
+    labelNames: ['group', 'topic', 'partition'],
+    registers: [registry],
+  });
+}
+
+function splitKey(key: string): [string, number] {
+  const i = key.lastIndexOf(':');
+  return [key.slice(0, i), Number(key.slice(i + 1))];
+}

@@ -1,0 +1,171 @@
+import { randomBytes } from 'node:crypto';
+import type { Admin, Kafka } from 'kafkajs';
+import { ReadProgress } from './progress';
+import { errorMessage } from '../core/errors';
+import type { Logger } from '../observability/logger';
+import { PartitionCursors, readRanges, type PartitionRange } from './positions';
+import { retryTransient } from '../core/backoff';
+import { isRetriableKafkaError } from './client';
+
+/** One record as a follower hands it over. */
+export interface FollowedRecord {
+  partition: number;
+  offset: string;
+  /** The record's Kafka timestamp (producer time). */
+  timestampMs: number;
+  key: Buffer | null;
+  value: Buffer | null;
+}
+
+export interface FollowerOptions {
+  kafka: Kafka;
+  admin: Admin;
+  topic: string;
+  /** Start of the consumer group id; a random suffix makes the group private to this follower. */
+  groupIdPrefix: string;
+  /** Start at the first record written at or after this time; from the beginning when absent. */
+  sinceMs?: number;
+  /** Read only up to the high watermarks observed at start, instead of following the topic live. */
+  bounded?: boolean;
+  /**
+   * Handles some new records of one partition, in offset order. A rejection stops the follower
+   * (see `whenCaughtUp`); a live index should handle its own bad records instead of throwing.
+   */
+  handleBatch(records: FollowedRecord[]): Promise<void>;
+  logger: Logger;
+}
+
+export interface Follower {
+  groupId: string;
+  /** What was to be read at start, per partition. */
+  ranges: PartitionRange[];
+  /** Read up to the high watermarks observed at start. */
+  caughtUp(): boolean;
+  /** False once the follower failed (its consumer crashed for good, or its handler threw) or was stopped. */
+  following(): boolean;
+  /** Resolves once caught up; rejects if the follower failed or was stopped before. */
+  whenCaughtUp(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/**
+ * Reads one topic with a consumer group of its own that never commits (like the catalog
+ * materialiser), from the beginning or from a point in time, either following it live or up to
+ * where it stood at start. Records are handed over once each, in order per partition.
+ */
+export async function startFollower(options: FollowerOptions): Promise<Follower> {
+  const { kafka, admin, topic } = options;
+  const bounded = options.bounded ?? false;
+  const groupId = `${options.groupIdPrefix}-${randomBytes(6).toString('hex')}`;
+  const logger = options.logger.child({ topic, groupId });
+
+  // kafkajs's admin gives up at once on NOT_LEADER_FOR_PARTITION, which a busy broker answers for
+  // a while after creating a topic: retry those look-ups (about 10 s in all).
+  const lookUp = <T>(what: string, fn: () => Promise<T>) =>
+    retryTransient(fn, {
+      isRunning: () => true,
+      isRetriable: isRetriableKafkaError,
+      maxAttempts: 8,
+      backoff: { initialDelayMs: 100, maxDelayMs: 2_000 },
+      logger,
+      context: { lookUp: what },
+    });
+  const watermarks = await lookUp('watermarks', () => admin.fetchTopicOffsets(topic));
+  const { sinceMs } = options;
+  const starts =
+    sinceMs === undefined
+      ? watermarks.map((w) => ({ partition: w.partition, offset: w.low }))
+      : await lookUp('offsets by time', () => admin.fetchTopicOffsetsByTimestamp(topic, sinceMs));
+  const ranges = readRanges(starts, watermarks);
+  const cursors = new PartitionCursors(ranges, { bounded });
+  const progress = new ReadProgress();
+  progress.expect(ranges.map((r) => ({ partition: r.partition, low: r.start, high: r.end })));
+
+  let failure: Error | undefined;
+  const failureListeners = new Set<(err: Error) => void>();
+  const fail = (err: Error) => {
+    if (failure) return;
+    failure = err;
+    for (const listener of failureListeners) listener(err);
+  };
+
+  const consumer = kafka.consumer({ groupId, maxWaitTimeInMs: 100, allowAutoTopicCreation: false });
+  consumer.on(consumer.events.CRASH, ({ payload }) => {
+    logger.error({ err: payload.error, restart: payload.restart }, 'follower consumer crashed');
+    if (!payload.restart) fail(new Error(`consumer of ${topic} crashed: ${errorMessage(payload.error)}`));
+  });
+  const pause = (partitions: number[]) => consumer.pause([{ topic, partitions }]);
+
+  await consumer.connect();
+  try {
+    await consumer.subscribe({ topic, fromBeginning: true });
+    await consumer.run({
+      autoCommit: false,
+      eachBatch: async ({ batch, heartbeat, isRunning, isStale }) => {
+        if (failure || !isRunning() || isStale()) return;
+        const records: FollowedRecord[] = [];
+        for (const m of batch.messages) {
+          const verdict = cursors.verdict(batch.partition, m.offset);
+          if (verdict !== 'take') continue;
+          records.push({
+            partition: batch.partition,
+            offset: m.offset,
+            timestampMs: Number(m.timestamp),
+            key: m.key ?? null,
+            value: m.value ?? null,
+          });
+        }
+        if (records.length > 0) {
+          try {
+            await options.handleBatch(records);
+          } catch (err) {
+            logger.warn(
+              { partition: batch.partition, reason: errorMessage(err) },
+              'follower stopped by its handler',
+            );
+            fail(err instanceof Error ? err : new Error(String(err)));
+            pause([batch.partition]);
+            return;
+          }
+          progress.advance(batch.partition, records[records.length - 1]!.offset);
+        }
+        if (bounded && cursors.finished(batch.partition)) pause([batch.partition]);
+        await heartbeat();
+      },
+    });
+    // The group is private and never commits: start each partition where its range starts. A
+    // fetch from the beginning that races this seek is harmless: the cursors drop what it repeats.
+    for (const r of ranges) {
+      if (bounded && r.start === r.end) pause([r.partition]);
+      else if (sinceMs !== undefined) consumer.seek({ topic, partition: r.partition, offset: r.start });
+    }
+  } catch (err) {
+    await consumer.disconnect();
+    throw err;
+  }
+  logger.debug({ ranges }, 'follower started');
+
+  let stopped = false;
+  return {
+    groupId,
+    ranges,
+    caughtUp: () => progress.caughtUp,
+    following: () => failure === undefined,
+    whenCaughtUp: () =>
+      new Promise<void>((resolve, reject) => {
+        if (failure) return reject(failure);
+        const onFailure = (err: Error) => reject(err);
+        failureListeners.add(onFailure);
+        progress.onCaughtUp(() => {
+          failureListeners.delete(onFailure);
+          resolve();
+        });
+      }),
+    stop: async () => {
+      if (stopped) return;
+      stopped = true;
+      fail(new Error(`the follower of ${topic} was stopped`));
+      await consumer.disconnect();
+    },
+  };
+}

@@ -1,0 +1,71 @@
+/**
+ * The catalog's entities. Sources and destinations are stored as records on the compacted topic
+ * `hookline.catalog` (key = entity id, tombstone = delete) and materialised by every process.
+ */
+export interface Source {
+  id: string;
+  name: string;
+  enabled: boolean;
+  /** SHA-256 (hex) of the write key; the key itself is shown once, when the source is created. */
+  writeKeyHash: string;
+  /** First 6 characters of the write key: enough to tell keys apart, far too few to guess one. */
+  writeKeyPrefix?: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface WebhookEntry {
+  /** Full http(s) URL. */
+  url: string;
+  /** Static headers sent with every request to this URL. */
+  headers: Record<string, string>;
+  /**
+   * Set when Hookline stopped calling this URL because it answered 410 Gone. Replacing the
+   * destination's webhook list (PATCH settings.webhooks) clears it.
+   */
+  disabled?: { at: string; reason: string };
+}
+
+export interface DestinationSettings {
+  /** When set, every delivery carries X-Signature = hex HMAC-SHA1(sharedSecret, body). Write-only. */
+  sharedSecret?: string;
+  /** 1–5 URLs, tried in order; the first success wins. */
+  webhooks: WebhookEntry[];
+}
+
+export interface Destination {
+  id: string;
+  sourceId: string;
+  name: string;
+  enabled: boolean;
+  settings: DestinationSettings;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** Read side of the catalog, as every role sees it. Lookups are in-memory and synchronous. */
+export interface CatalogView {
+  /** The source whose write key this is (compared by hash), enabled or not. */
+  sourceByWriteKey(writeKey: string): Source | undefined;
+  source(id: string): Source | undefined;
+  /** Every source. */
+  sources(): Source[];
+  destination(id: string): Destination | undefined;
+  /** Every destination of the source, enabled or not, in creation order. */
+  destinationsOfSource(sourceId: string): Destination[];
+}
+
+/**
+ * Header names a destination may not set (compared case-insensitively). The first three are
+ * Hookline's own (body type, client identity, signature); the rest would corrupt the request's
+ * framing or target.
+ */
+export const RESERVED_HEADERS: readonly string[] = [
+  'content-type',
+  'user-agent',
+  'x-signature',
+  'content-length',
+  'transfer-encoding',
+  'connection',
+  'host',
+];

@@ -1,0 +1,114 @@
+import type { AvroCodec } from '../avro/codec';
+import { UndecodableRecordError } from '../core/errors';
+import type { Destination, Source, WebhookEntry } from './catalog-model';
+
+/**
+ * Maps catalog entities to and from their Avro records (schemas/catalog-*.avsc, namespace
+ * io.hookline.catalog). Representation choices:
+ *  - timestamps: `long` with logicalType timestamp-millis; ISO 8601 UTC strings in memory;
+ *  - headers: `map<string>`; webhooks: an array of records; absent secret: Avro null.
+ * On the catalog topic the record key is the entity id and a tombstone (null value) deletes it.
+ */
+export const CATALOG_NAMESPACE = 'io.hookline.catalog';
+export const SOURCE_RECORD = `${CATALOG_NAMESPACE}.Source`;
+export const DESTINATION_RECORD = `${CATALOG_NAMESPACE}.Destination`;
+
+export type CatalogEntity = { kind: 'source'; value: Source } | { kind: 'destination'; value: Destination };
+
+type AvroRecord = Record<string, unknown>;
+
+export function sourceToRecord(source: Source): AvroRecord {
+  return { ...source, writeKeyPrefix: source.writeKeyPrefix ?? '', ...timestampsToRecord(source) };
+}
+
+export function sourceFromRecord(record: AvroRecord): Source {
+  const source: Source = {
+    id: record.id as string,
+    name: record.name as string,
+    enabled: record.enabled as boolean,
+    writeKeyHash: record.writeKeyHash as string,
+    ...timestampsFromRecord(record),
+  };
+  const prefix = record.writeKeyPrefix as string | undefined;
+  return prefix ? { ...source, writeKeyPrefix: prefix } : source;
+}
+
+export function destinationToRecord(destination: Destination): AvroRecord {
+  const { sharedSecret, webhooks } = destination.settings;
+  return {
+    ...destination,
+    settings: {
+      sharedSecret: sharedSecret ?? null,
+      webhooks: webhooks.map((w) => ({
+        url: w.url,
+        headers: w.headers,
+        disabledAt: w.disabled ? Date.parse(w.disabled.at) : null,
+        disabledReason: w.disabled?.reason ?? null,
+      })),
+    },
+    ...timestampsToRecord(destination),
+  };
+}
+
+export function destinationFromRecord(record: AvroRecord): Destination {
+  const settings = record.settings as { sharedSecret: string | null; webhooks: AvroRecord[] };
+  const webhooks: WebhookEntry[] = settings.webhooks.map((w) => ({
+    url: w.url as string,
+    headers: { ...(w.headers as Record<string, string>) },
+    ...(typeof w.disabledAt === 'number' && {
+      disabled: {
+        at: new Date(w.disabledAt).toISOString(),
+        reason: (w.disabledReason as string | null) ?? 'disabled',
+      },
+    }),
+  }));
+  return {
+    id: record.id as string,
+    sourceId: record.sourceId as string,
+    name: record.name as string,
+    enabled: record.enabled as boolean,
+    settings:
+      settings.sharedSecret === null ? { webhooks } : { sharedSecret: settings.sharedSecret, webhooks },
+    ...timestampsFromRecord(record),
+  };
+}
+
+/** Entity → record name and Avro value. */
+export function entityToRecord(entity: CatalogEntity): { name: string; value: AvroRecord } {
+  return entity.kind === 'source'
+    ? { name: SOURCE_RECORD, value: sourceToRecord(entity.value) }
+    : { name: DESTINATION_RECORD, value: destinationToRecord(entity.value) };
+}
+
+/** Record name and Avro value → entity. Throws UndecodableRecordError for a non-catalog record. */
+export function entityFromRecord(name: string, value: AvroRecord): CatalogEntity {
+  if (name === SOURCE_RECORD) return { kind: 'source', value: sourceFromRecord(value) };
+  if (name === DESTINATION_RECORD) return { kind: 'destination', value: destinationFromRecord(value) };
+  throw new UndecodableRecordError(`${name} is not a catalog record`);
+}
+
+function timestampsToRecord(entity: { createdAt: string; updatedAt: string }): AvroRecord {
+  return { createdAt: Date.parse(entity.createdAt), updatedAt: Date.parse(entity.updatedAt) };
+}
+
+function timestampsFromRecord(record: AvroRecord): { createdAt: string; updatedAt: string } {
+  return {
+    createdAt: new Date(record.createdAt as number).toISOString(),
+    updatedAt: new Date(record.updatedAt as number).toISOString(),
+  };
+}
+
+/** Encodes and decodes catalog topic values with an AvroCodec that knows the catalog schemas. */
+export class CatalogRecordCodec {
+  constructor(private readonly avro: AvroCodec) {}
+
+  encode(entity: CatalogEntity): Buffer {
+    const { name, value } = entityToRecord(entity);
+    return this.avro.encode(name, value);
+  }
+
+  async decode(bytes: Buffer): Promise<CatalogEntity> {
+    const { name, value } = await this.avro.decode(bytes);
+    return entityFromRecord(name, value);
+  }
+}

@@ -1,0 +1,83 @@
+import type { AvroCodec } from '../avro/codec';
+import { UndecodableRecordError } from '../core/errors';
+import { isJsonObject, parseJson, stringifyJson, type JsonObject } from '../events/json';
+import type { EventType, HooklineEvent } from '../events/types';
+
+/**
+ * Maps events to and from their Avro records (schemas/*.avsc, namespace io.hookline.events).
+ * Representation choices, documented in schemas/README.md:
+ *  - timestamps: `long` with logicalType timestamp-millis; ISO strings in memory;
+ *  - free-form objects: `["null","string"]` holding lossless JSON text;
+ *  - absent optional fields: Avro null.
+ */
+export const EVENT_NAMESPACE = 'io.hookline.events';
+
+const RECORD_NAMES: Record<EventType, string> = {
+  identify: `${EVENT_NAMESPACE}.Identify`,
+  track: `${EVENT_NAMESPACE}.Track`,
+  page: `${EVENT_NAMESPACE}.Page`,
+  screen: `${EVENT_NAMESPACE}.Screen`,
+  group: `${EVENT_NAMESPACE}.Group`,
+  alias: `${EVENT_NAMESPACE}.Alias`,
+  delete: `${EVENT_NAMESPACE}.Delete`,
+};
+const TYPE_BY_RECORD = new Map(Object.entries(RECORD_NAMES).map(([type, name]) => [name, type as EventType]));
+
+const TIMESTAMP_FIELDS = new Set(['timestamp', 'originalTimestamp', 'sentAt', 'receivedAt']);
+const JSON_FIELDS = new Set(['context', 'integrations', 'properties', 'traits']);
+
+export function eventRecordName(type: EventType): string {
+  return RECORD_NAMES[type];
+}
+
+/** Domain event → Avro record value. */
+export function toAvroRecord(event: HooklineEvent): Record<string, unknown> {
+  const record: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(event)) {
+    if (value === undefined) continue;
+    if (TIMESTAMP_FIELDS.has(key)) record[key] = Date.parse(value as string);
+    else if (JSON_FIELDS.has(key)) record[key] = stringifyJson(value);
+    else record[key] = value;
+  }
+  return record;
+}
+
+/** Avro record value → domain event. Throws UndecodableRecordError on an invalid record. */
+export function fromAvroRecord(recordName: string, record: Record<string, unknown>): HooklineEvent {
+  const type = TYPE_BY_RECORD.get(recordName);
+  if (!type) throw new UndecodableRecordError(`${recordName} is not an event record`);
+  const event: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(record)) {
+    if (value === null || value === undefined) continue;
+    if (TIMESTAMP_FIELDS.has(key)) event[key] = new Date(value as number).toISOString();
+    else if (JSON_FIELDS.has(key)) event[key] = parseJsonField(recordName, key, value as string);
+    else event[key] = value;
+  }
+  event.type = type;
+  return event as unknown as HooklineEvent;
+}
+
+function parseJsonField(recordName: string, key: string, text: string): JsonObject {
+  let value: unknown;
+  try {
+    value = parseJson(text);
+  } catch (err) {
+    throw new UndecodableRecordError(`${recordName}.${key} is not valid JSON: ${(err as Error).message}`);
+  }
+  if (!isJsonObject(value)) throw new UndecodableRecordError(`${recordName}.${key} is not a JSON object`);
+  return value;
+}
+
+/** Encodes and decodes events with an AvroCodec that knows the event schemas. */
+export class EventCodec {
+  constructor(private readonly avro: AvroCodec) {}
+
+  encode(event: HooklineEvent): Buffer {
+    return this.avro.encode(RECORD_NAMES[event.type], toAvroRecord(event));
+  }
+
+  async decode(bytes: Buffer): Promise<HooklineEvent> {
+    const { name, value } = await this.avro.decode(bytes);
+    return fromAvroRecord(name, value);
+  }
+}

@@ -1,0 +1,81 @@
+import type { Kafka } from 'kafkajs';
+import type { Registry } from 'prom-client';
+import type { AvroCodec } from '../avro/codec';
+import type { Clock } from '../core/clock';
+import type { BatchingProducer } from '../kafka/batching-producer';
+import { ConcurrentConsumer } from '../kafka/consumer';
+import type { Logger } from '../observability/logger';
+import type { CatalogView } from '../records/catalog-model';
+import { DeadLetterWriter } from '../records/dead-letter';
+import type { EventCodec } from '../records/event';
+import { DedupeWindow } from './dedupe';
+import { createRouterMetrics } from './metrics';
+import { EventRouter } from './router';
+
+export interface EventRouterDeps {
+  catalog: CatalogView;
+  events: EventCodec;
+  avro: AvroCodec;
+  producer: BatchingProducer;
+  topics: { deliveries: string; dlq: string };
+  /** A client's retry of the same messageId within the window is routed once; 0 turns it off. */
+  dedupe: { windowMs: number; maxEntries: number };
+  metrics: Registry;
+  clock: Clock;
+  logger: Logger;
+}
+
+/** An EventRouter: event → one delivery task per destination on `hookline.deliveries`. */
+export function createEventRouter(deps: EventRouterDeps): EventRouter {
+  const { avro, producer, topics, clock } = deps;
+  return new EventRouter({
+    catalog: deps.catalog,
+    events: deps.events,
+    avro,
+    producer,
+    deadLetters: new DeadLetterWriter({ producer, avro, topic: topics.dlq, clock }),
+    dedupe: new DedupeWindow({ ...deps.dedupe, clock }),
+    deliveriesTopic: topics.deliveries,
+    metrics: createRouterMetrics(deps.metrics),
+    clock,
+    logger: deps.logger,
+  });
+}
+
+export interface RouterRoleOptions {
+  kafka: Kafka;
+  router: EventRouter;
+  /** `<prefix>.router`. */
+  groupId: string;
+  eventsTopic: string;
+  sessionTimeoutMs: number;
+  metrics: Registry;
+  logger: Logger;
+}
+
+export interface RouterRole {
+  router: EventRouter;
+  stop(): Promise<void>;
+}
+
+/**
+ * The router role: a consumer group on `hookline.events` that turns each event into delivery
+ * tasks. An event's offset is committed once its tasks are on Kafka.
+ */
+export async function startRouter(options: RouterRoleOptions): Promise<RouterRole> {
+  const { router } = options;
+  const consumer = new ConcurrentConsumer({
+    kafka: options.kafka,
+    groupId: options.groupId,
+    topics: [options.eventsTopic],
+    maxInFlight: 2_000,
+    sessionTimeoutMs: options.sessionTimeoutMs,
+    logger: options.logger,
+    metrics: options.metrics,
+    // One user's events reach hookline.deliveries in the order they were accepted.
+    keyOrdered: true,
+    handler: router.handle,
+  });
+  await consumer.start();
+  return { router, stop: () => consumer.stop() };
+}

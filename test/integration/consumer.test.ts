@@ -1,0 +1,112 @@
+import { Kafka } from 'kafkajs';
+import { producerSettings } from '../../src/kafka/client';
+import { ConcurrentConsumer, type ConsumedMessage } from '../../src/kafka/consumer';
+import { createMetricsRegistry } from '../../src/observability/metrics';
+import { silentLogger } from '../../src/observability/logger';
+import { clusterFromEnv, uniquePrefix } from '../support/app';
+import { eventually } from '../support/eventually';
+
+/** The consumer runner on the real broker: concurrency, per-key order, in-order commits. */
+describe('ConcurrentConsumer', () => {
+  const kafka = new Kafka({ clientId: 'runner-test', brokers: clusterFromEnv().kafkaBrokers, logLevel: 0 });
+  const admin = kafka.admin();
+  const consumers: ConcurrentConsumer[] = [];
+
+  beforeAll(() => admin.connect());
+  afterAll(async () => {
+    await Promise.all(consumers.map((c) => c.stop()));
+    await admin.disconnect();
+  });
+
+  async function topicWith(messages: { key: string; value: string }[]): Promise<string> {
+    const topic = `${uniquePrefix()}.runner`;
+    await admin.createTopics({
+      topics: [{ topic, numPartitions: 1, replicationFactor: 1 }],
+      waitForLeaders: true,
+    });
+    const producer = kafka.producer(producerSettings());
+    await producer.connect();
+    await producer.send({ topic, acks: -1, messages });
+    await producer.disconnect();
+    return topic;
+  }
+
+  function start(topic: string, handler: (m: ConsumedMessage) => Promise<void>, keyOrdered: boolean) {
+    const consumer = new ConcurrentConsumer({
+      kafka,
+      groupId: `${topic}.group`,
+      topics: [topic],
+      handler,
+      maxInFlight: 100,
+      commitIntervalMs: 50,
+      keyOrdered,
+      logger: silentLogger(),
+      metrics: createMetricsRegistry({ defaultMetrics: false }),
+    });
+    consumers.push(consumer);
+    return consumer.start().then(() => consumer);
+  }
+
+  const committed = async (topic: string) =>
+    Number(
+      (await admin.fetchOffsets({ groupId: `${topic}.group`, topics: [topic] }))[0]!.partitions[0]!.offset,
+    );
+
+  it('handles one key in offset order while other keys overtake it', async () => {
+    // Key "slow": each earlier message takes longer than the next one.
+    const messages = Array.from({ length: 12 }, (_, i) => ({
+      key: i % 2 === 0 ? 'slow' : 'fast',
+      value: String(i),
+    }));
+    const topic = await topicWith(messages);
+    const done: string[] = [];
+    await start(
+      topic,
+      async ({ message }) => {
+        const i = Number(message.value!.toString());
+        if (message.key!.toString() === 'slow') await new Promise((r) => setTimeout(r, (12 - i) * 15));
+        done.push(`${message.key}:${i}`);
+      },
+      true,
+    );
+    await eventually(() => done.length === 12 || undefined, { what: 'all messages handled' });
+    expect(done.filter((d) => d.startsWith('slow'))).toEqual([
+      'slow:0',
+      'slow:2',
+      'slow:4',
+      'slow:6',
+      'slow:8',
+      'slow:10',
+    ]);
+    // The fast key was not held back behind the slow one.
+    expect(done.indexOf('fast:11')).toBeLessThan(done.indexOf('slow:0'));
+    await eventually(async () => (await committed(topic)) === 12 || undefined, {
+      what: 'commit of everything',
+    });
+  });
+
+  it('never commits past a message still in flight, however many later ones are done', async () => {
+    const topic = await topicWith(Array.from({ length: 10 }, (_, i) => ({ key: `k${i}`, value: String(i) })));
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const done = new Set<number>();
+    await start(
+      topic,
+      async ({ message }) => {
+        const i = Number(message.value!.toString());
+        if (i === 3) await gate;
+        done.add(i);
+      },
+      false,
+    );
+    await eventually(() => done.size === 9 || undefined, { what: 'every message but the stuck one' });
+    await eventually(async () => (await committed(topic)) === 3 || undefined, {
+      what: 'commit up to the stuck message',
+    });
+    expect(await committed(topic)).toBe(3);
+    release();
+    await eventually(async () => (await committed(topic)) === 10 || undefined, {
+      what: 'commit of everything',
+    });
+  });
+});

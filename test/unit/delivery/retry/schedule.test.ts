@@ -1,0 +1,93 @@
+import {
+  DEFAULT_RETRY_CUTOFF_MS,
+  DEFAULT_RETRY_SCHEDULE_MS,
+  scheduleProblem,
+} from '../../../../src/config/retry';
+import { nextRetry } from '../../../../src/delivery/retry/schedule';
+import { formatDelay, retryTopic } from '../../../../src/kafka/topics';
+
+const policy = { scheduleMs: DEFAULT_RETRY_SCHEDULE_MS, cutoffMs: DEFAULT_RETRY_CUTOFF_MS };
+const S = 1_000;
+const M = 60 * S;
+const H = 60 * M;
+
+describe('nextRetry with the default policy', () => {
+  // Each attempt fails right when it is due; the table is the whole life of a task.
+  it.each([
+    [1, 0, { kind: 'retry', delayMs: 10 * S, tier: 0 }],
+    [2, 10 * S, { kind: 'retry', delayMs: 1 * M, tier: 1 }],
+    [3, 70 * S, { kind: 'retry', delayMs: 5 * M, tier: 2 }],
+    [4, 6 * M + 10 * S, { kind: 'retry', delayMs: 20 * M, tier: 3 }],
+    [5, 26 * M + 10 * S, { kind: 'retry', delayMs: 1 * H, tier: 4 }],
+    [6, H + 26 * M + 10 * S, { kind: 'retry', delayMs: 1 * H, tier: 4 }],
+    [7, 2 * H + 26 * M + 10 * S, { kind: 'retry', delayMs: 1 * H, tier: 4 }],
+    [8, 3 * H + 26 * M + 10 * S, { kind: 'dead-letter', reason: 'retry_cutoff' }],
+  ])('after attempt %i failing at +%ims → %j', (attempts, nowMs, expected) => {
+    const decision = nextRetry({ policy, attempts, firstAttemptAtMs: 0, nowMs });
+    expect(decision).toMatchObject(expected);
+    if (decision.kind === 'retry') expect(decision.dueAtMs).toBe(nowMs + decision.delayMs);
+  });
+
+  it.each([
+    [5 * S, 10 * S, 0], // shorter than the schedule: the schedule wins
+    [30 * S, 1 * M, 1], // rounded up to the next tier: never early
+    [5 * M, 5 * M, 2],
+    [2 * H, 1 * H, 4], // clamped to the last tier
+  ])(
+    'honours Retry-After %ims on a first failure as a %ims wait (tier %i)',
+    (retryAfterMs, delayMs, tier) => {
+      expect(nextRetry({ policy, attempts: 1, firstAttemptAtMs: 0, nowMs: 0, retryAfterMs })).toEqual({
+        kind: 'retry',
+        delayMs,
+        dueAtMs: delayMs,
+        tier,
+      });
+    },
+  );
+
+  it('dead-letters when a Retry-After wait would pass the cutoff', () => {
+    expect(
+      nextRetry({ policy, attempts: 2, firstAttemptAtMs: 0, nowMs: 3 * H + 30 * M, retryAfterMs: H }),
+    ).toEqual({
+      kind: 'dead-letter',
+      reason: 'retry_cutoff',
+    });
+  });
+
+  it('runs a scaled-down policy the same way', () => {
+    const scaled = { scheduleMs: [100, 200, 400], cutoffMs: 1_000 };
+    const dues: number[] = [];
+    let now = 0;
+    for (let attempts = 1; attempts < 20; attempts++) {
+      const d = nextRetry({ policy: scaled, attempts, firstAttemptAtMs: 0, nowMs: now });
+      if (d.kind === 'dead-letter') break;
+      dues.push(d.dueAtMs);
+      now = d.dueAtMs;
+    }
+    expect(dues).toEqual([100, 300, 700]);
+  });
+});
+
+describe('delay topics', () => {
+  it.each([
+    [10_000, '10s'],
+    [60_000, '1m'],
+    [5_400_000, '1h30m'],
+    [250, '250ms'],
+    [1_500, '1s500ms'],
+  ])('%ims → %s', (ms, text) => expect(formatDelay(ms)).toBe(text));
+
+  it('names a tier topic after its delay', () => {
+    expect(retryTopic('hookline', 10_000)).toBe('hookline.retry.10s');
+  });
+
+  it.each([
+    [[], 'at least one'],
+    [[0, 10], 'positive'],
+    [[10, 10], 'increasing'],
+    [[10, 5], 'increasing'],
+  ])('refuses schedule %j', (schedule, problem) => expect(scheduleProblem(schedule)).toContain(problem));
+
+  it('accepts the default schedule', () =>
+    expect(scheduleProblem(DEFAULT_RETRY_SCHEDULE_MS)).toBeUndefined());
+});

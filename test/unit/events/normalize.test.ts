@@ -1,0 +1,147 @@
+import { parseJson, stringifyJson, type JsonValue } from '../../../src/events/json';
+import type { TrackingType } from '../../../src/events/types';
+import { normalizeEvent, type BatchDefaults } from '../../../src/events/normalize';
+
+const RECEIVED_AT = Date.parse('2024-03-01T10:00:00.000Z');
+
+function run(raw: string | JsonValue, pathType?: TrackingType, defaults: BatchDefaults = {}) {
+  return normalizeEvent(typeof raw === 'string' ? parseJson(raw) : raw, {
+    sourceId: 'src_1',
+    receivedAtMs: RECEIVED_AT,
+    pathType,
+    defaults,
+    newMessageId: () => 'generated-id',
+  });
+}
+
+describe('normalizeEvent', () => {
+  it('normalises a track call', () => {
+    expect(
+      run('{"userId":"u1","event":"Signed Up","properties":{"plan":"pro"},"messageId":"m1"}', 'track'),
+    ).toEqual({
+      ok: true,
+      event: {
+        type: 'track',
+        messageId: 'm1',
+        userId: 'u1',
+        event: 'Signed Up',
+        properties: { plan: 'pro' },
+        timestamp: '2024-03-01T10:00:00.000Z',
+        receivedAt: '2024-03-01T10:00:00.000Z',
+        sourceId: 'src_1',
+      },
+    });
+  });
+
+  it('generates a messageId when absent and reads the type of a batch item', () => {
+    const result = run('{"type":"identify","anonymousId":"a1","traits":{"x":1}}');
+    expect(result).toMatchObject({
+      ok: true,
+      event: { type: 'identify', messageId: 'generated-id', anonymousId: 'a1' },
+    });
+  });
+
+  it.each([
+    ['{"type":"identify","userId":"u1"}', 'identify', { type: 'identify', userId: 'u1' }],
+    [
+      '{"type":"page","userId":"u1","name":"Home","category":"Docs","properties":{"path":"/"}}',
+      'page',
+      { name: 'Home', category: 'Docs', properties: { path: '/' } },
+    ],
+    ['{"type":"screen","anonymousId":"a","name":"Settings"}', 'screen', { name: 'Settings' }],
+    [
+      '{"type":"group","userId":"u1","groupId":"g1","traits":{"n":1}}',
+      'group',
+      { groupId: 'g1', traits: { n: 1 } },
+    ],
+    ['{"type":"alias","userId":"u2","previousId":"u1"}', 'alias', { userId: 'u2', previousId: 'u1' }],
+    [
+      '{"type":"group","userId":123,"groupId":98765432109876543210}',
+      'group',
+      { userId: '123', groupId: '98765432109876543210' },
+    ],
+  ])('accepts %s', (raw, type, expected) => {
+    expect(run(raw)).toMatchObject({ ok: true, event: { type, ...expected } });
+  });
+
+  it.each([
+    ['[1,2]', 'not_an_object'],
+    ['{"type":"purchase","userId":"u"}', 'unknown_type'],
+    ['{"userId":"u"}', 'unknown_type'],
+    ['{"type":"track","event":"E"}', 'missing_identity'],
+    ['{"type":"track","userId":"","anonymousId":null,"event":"E"}', 'missing_identity'],
+    ['{"type":"track","userId":"u"}', 'missing_event'],
+    ['{"type":"group","userId":"u"}', 'missing_group_id'],
+    ['{"type":"alias","userId":"u"}', 'missing_previous_id'],
+    ['{"type":"alias","anonymousId":"a","previousId":"p"}', 'missing_user_id'],
+    ['{"type":"track","userId":"u","event":"E","timestamp":"yesterday"}', 'invalid_timestamp'],
+    ['{"type":"track","userId":"u","event":"E","sentAt":12345}', 'invalid_timestamp'],
+    ['{"type":"track","userId":"u","event":"E","properties":"nope"}', 'invalid_field'],
+    ['{"type":"track","userId":{"id":1},"event":"E"}', 'invalid_field'],
+    ['{"type":"track","userId":"u","event":42}', 'invalid_field'],
+  ])('refuses %s with %s', (raw, code) => {
+    expect(run(raw)).toMatchObject({ ok: false, rejection: { code } });
+  });
+
+  it('refuses an event over 32 KB and accepts one just under', () => {
+    const event = (n: number) => ({
+      type: 'track',
+      userId: 'u',
+      event: 'E',
+      properties: { pad: 'x'.repeat(n) },
+    });
+    const overhead = stringifyJson(event(0)).length;
+    expect(run(event(32 * 1024 - overhead))).toMatchObject({ ok: true });
+    expect(run(event(32 * 1024 - overhead + 1))).toMatchObject({
+      ok: false,
+      rejection: { code: 'event_too_large' },
+    });
+  });
+
+  it("merges batch context and integrations, the event's own keys winning", () => {
+    const result = run(
+      '{"type":"track","userId":"u","event":"E","context":{"ip":"1.2.3.4","library":{"name":"mine"}},"integrations":{"Webhooks":true}}',
+      undefined,
+      {
+        context: parseJson('{"library":{"name":"analytics-go","version":"2.1.1"},"locale":"en"}') as never,
+        integrations: parseJson('{"All":false}') as never,
+      },
+    );
+    expect(result).toMatchObject({
+      ok: true,
+      event: {
+        context: { ip: '1.2.3.4', library: { name: 'mine' }, locale: 'en' },
+        integrations: { All: false, Webhooks: true },
+      },
+    });
+  });
+
+  it('corrects client clock skew with the batch sentAt (analytics-go v2 timestamps)', () => {
+    // The client clock is 10 minutes slow.
+    const result = run(
+      '{"type":"track","userId":"u","event":"E","timestamp":"2024-03-01T09:45:00+0000"}',
+      undefined,
+      {
+        sentAt: '2024-03-01T09:50:00+0000',
+      },
+    );
+    expect(result).toMatchObject({
+      ok: true,
+      event: {
+        timestamp: '2024-03-01T09:55:00.000Z',
+        originalTimestamp: '2024-03-01T09:45:00.000Z',
+        sentAt: '2024-03-01T09:50:00.000Z',
+        receivedAt: '2024-03-01T10:00:00.000Z',
+      },
+    });
+  });
+
+  it('keeps free-form numbers exactly as sent', () => {
+    const result = run(
+      '{"type":"track","userId":"u","event":"E","properties":{"big":12345678901234567890123,"f":2.0}}',
+    );
+    expect(result.ok && stringifyJson(result.event.type === 'track' ? result.event.properties : null)).toBe(
+      '{"big":12345678901234567890123,"f":2.0}',
+    );
+  });
+});

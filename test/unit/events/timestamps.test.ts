@@ -1,0 +1,50 @@
+import { correctedTimestampMs, parseClientTimestamp } from '../../../src/events/timestamps';
+
+const iso = (ms: number | undefined) => (ms === undefined ? undefined : new Date(ms).toISOString());
+
+describe('parseClientTimestamp', () => {
+  it.each([
+    ['2009-11-10T23:00:00+0000', '2009-11-10T23:00:00.000Z'], // analytics-go v2
+    ['2009-11-10T23:00:00Z', '2009-11-10T23:00:00.000Z'],
+    ['2009-11-10T23:00:00.5Z', '2009-11-10T23:00:00.500Z'],
+    ['2009-11-10T23:00:00.123456789Z', '2009-11-10T23:00:00.123Z'], // truncated to ms
+    ['2009-11-10T23:00:00.123-07:00', '2009-11-11T06:00:00.123Z'],
+    ['2009-11-10T23:00:00+05:30', '2009-11-10T17:30:00.000Z'],
+    ['2009-11-10T01:00:00+02', '2009-11-09T23:00:00.000Z'],
+    ['2024-02-29T12:00:00Z', '2024-02-29T12:00:00.000Z'],
+  ])('%s → %s', (text, expected) => expect(iso(parseClientTimestamp(text))).toBe(expected));
+
+  it.each([
+    ['not a date'],
+    ['2009-11-10'],
+    ['2009-11-10T23:00:00'], // no zone: ambiguous
+    ['2023-02-30T00:00:00Z'],
+    ['2009-13-10T23:00:00Z'],
+    ['2009-11-10T24:00:00Z'],
+    ['1257894000'],
+    [''],
+  ])('refuses %j', (text) => expect(parseClientTimestamp(text)).toBeUndefined());
+});
+
+describe('correctedTimestampMs', () => {
+  it('moves the timestamp by the client clock error measured with sentAt', () => {
+    // Client clock is 1 hour fast: it says sentAt 13:00 when the server receives at 12:00.
+    expect(
+      iso(
+        correctedTimestampMs({
+          receivedAtMs: Date.parse('2024-01-01T12:00:00.000Z'),
+          sentAtMs: Date.parse('2024-01-01T13:00:00.000Z'),
+          originalTimestampMs: Date.parse('2024-01-01T12:59:00.000Z'),
+        }),
+      ),
+    ).toBe('2024-01-01T11:59:00.000Z');
+  });
+
+  it('keeps the original timestamp when sentAt is absent, and uses receivedAt when both are', () => {
+    const receivedAtMs = Date.parse('2024-01-01T12:00:00.000Z');
+    expect(correctedTimestampMs({ receivedAtMs, sentAtMs: undefined, originalTimestampMs: 5 })).toBe(5);
+    expect(correctedTimestampMs({ receivedAtMs, sentAtMs: 7, originalTimestampMs: undefined })).toBe(
+      receivedAtMs,
+    );
+  });
+});
