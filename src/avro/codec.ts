@@ -1,4 +1,4 @@
-import { SchemaRegistry, SchemaType } from '@kafkajs/confluent-schema-registry';
+import { COMPATIBILITY, SchemaRegistry, SchemaType } from '@kafkajs/confluent-schema-registry';
 import * as avro from 'avsc';
 import {
   RegistryUnavailableError,
@@ -56,7 +56,9 @@ export class AvroCodec {
       try {
         ({ id } = await registry.register(
           { type: SchemaType.AVRO, schema: schema.text },
-          { subject: schema.fullName },
+          // Set on a subject's first registration and checked on every later one: a new schema
+          // version must read every older record (schemas/README.md, Evolution).
+          { subject: schema.fullName, compatibility: COMPATIBILITY.BACKWARD },
         ));
       } catch (err) {
         throw toRegistryError(err, `registering ${schema.fullName}`);

@@ -28,6 +28,27 @@ describe('event codec', () => {
     events = new EventCodec(codec);
   });
 
+  it('keeps every subject BACKWARD compatible, refusing a version that cannot read older records', async () => {
+    const base = cluster.schemaRegistryUrl.replace(/\/$/, '');
+    for (const s of schemas) {
+      const res = await fetch(`${base}/config/${encodeURIComponent(s.fullName)}`);
+      expect({ subject: s.fullName, body: await res.json() }).toEqual({
+        subject: s.fullName,
+        body: { compatibilityLevel: 'BACKWARD' },
+      });
+    }
+    // A new required field without a default: records written before it cannot be read.
+    const track = schemas.find((s) => s.fullName === eventRecordName('track'))!;
+    const parsed = JSON.parse(track.text) as { fields: unknown[] };
+    const incompatible = { ...parsed, fields: [...parsed.fields, { name: 'mandatoryNew', type: 'string' }] };
+    await expect(
+      registry.register(
+        { type: SchemaType.AVRO, schema: JSON.stringify(incompatible) },
+        { subject: track.fullName },
+      ),
+    ).rejects.toThrow(/incompatible/i);
+  });
+
   it('registers idempotently: a second start gets the same schema ids', async () => {
     const again = await AvroCodec.create({ registry, schemas, logger: silentLogger() });
     for (const s of schemas) expect(again.schemaId(s.fullName)).toBe(codec.schemaId(s.fullName));
