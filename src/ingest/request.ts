@@ -7,7 +7,6 @@ import { HttpError, readBody } from '../http/respond';
 
 const gunzipAsync = promisify(gunzip);
 
-
 /**
  * Reads a tracking request's JSON object body: at most 500 KB (after gunzip, when the client
  * compresses). Whole-request problems become 4xx HttpErrors.
