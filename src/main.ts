@@ -41,23 +41,31 @@ export async function run(options: RunOptions): Promise<void> {
       `Generated a development admin token (set HOOKLINE_ADMIN_TOKEN to choose one):\n  ${config.adminToken}\n`,
     );
   }
-  let app: App | undefined;
+  // Kept as a promise so that a signal during start-up can wait for it: the roles start one
+  // after another, and the worker may already be consuming and delivering before the rest is up.
+  const starting = startApp({ config, cluster, logger });
   let stopping = false;
   const shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'shutting down');
-    await app?.stop();
+    // A signal during start-up stops what start-up started, once it has: consumers already
+    // running finish their in-flight work and commit it, instead of the process exiting under
+    // them (which made that work be done again by the next process).
+    const started = await starting.catch(() => undefined);
+    await started?.stop();
     await cluster.stop();
     process.exit(0);
   };
   process.on('SIGINT', () => void shutdown('SIGINT'));
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
 
+  let app: App;
   try {
-    app = await startApp({ config, cluster, logger });
+    app = await starting;
   } catch (err) {
     logger.fatal({ err }, 'start-up failed');
+    if (stopping) return; // shutdown() stops the cluster and exits
     await cluster.stop();
     process.exit(1);
   }
