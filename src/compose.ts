@@ -193,6 +193,7 @@ export async function startApp(options: AppOptions): Promise<App> {
     const routerRole = config.roles.includes('router')
       ? await startRouter({
           kafka,
+          admin: connectedAdmin,
           router: createEventRouter({
             ...routing,
             dedupe: { windowMs: config.routing.dedupeWindowMs, maxEntries: config.routing.dedupeMaxEntries },
@@ -234,7 +235,7 @@ export async function startApp(options: AppOptions): Promise<App> {
       adminToken: config.adminToken,
       logger,
       groups: [
-        catalog,
+        { routes: catalog.routes({ circuits: worker?.circuits }), mapError: catalog.mapError },
         operations,
         {
           routes: deletionRoutes({

@@ -1,7 +1,7 @@
 import type { Scenario } from '../lib/scenario';
 import { e2eScenario } from './e2e';
 import { ingestScenario } from './ingest';
-import { isolationScenario } from './isolation';
+import { isolation3of4Scenario, isolation9of10Scenario, isolationScenario } from './isolation';
 import { latencyScenario } from './latency';
 import { producerScenario } from './producer';
 import { retryLatenessScenario } from './retry-lateness';
@@ -12,6 +12,8 @@ export const SCENARIOS: readonly Scenario[] = [
   e2eScenario,
   latencyScenario,
   isolationScenario,
+  isolation3of4Scenario,
+  isolation9of10Scenario,
   retryLatenessScenario,
   producerScenario,
 ];

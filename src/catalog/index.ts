@@ -14,6 +14,7 @@ import { CatalogWriter } from './writer';
 import type { AdminRoute } from '../http/admin';
 import { catalogRoutes } from './api/routes';
 import { toHttpError } from './api/errors';
+import type { CircuitReader } from './api/views';
 
 // The catalog's public surface: other stages import the catalog through this file only.
 export type { CatalogChange, CatalogListener } from './store';
@@ -21,6 +22,7 @@ export { CatalogStore } from './store';
 export { CatalogService } from './service';
 export { startMaterialiser } from './materialiser';
 export { toHttpError as catalogHttpError } from './api/errors';
+export type { CircuitReader } from './api/views';
 export * from './errors';
 
 export interface CatalogOptions {
@@ -46,7 +48,7 @@ export interface Catalog {
   store: CatalogStore;
   service: CatalogService;
   /** The catalog's part of the admin API (sources, destinations), and how its errors map to HTTP. */
-  routes: AdminRoute[];
+  routes(options?: { circuits?: CircuitReader }): AdminRoute[];
   mapError: (err: unknown) => unknown;
   /** Caught up at start and still following the topic: the process's readiness check. */
   ready(): boolean;
@@ -91,7 +93,7 @@ export async function startCatalog(options: CatalogOptions): Promise<Catalog> {
   return {
     store,
     service,
-    routes: catalogRoutes({ service, store }),
+    routes: (options) => catalogRoutes({ service, store, ...options }),
     mapError: toHttpError,
     ready: () => store.ready && materialiser.following(),
     stop: async () => {

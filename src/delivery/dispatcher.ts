@@ -1,16 +1,8 @@
 import type { Clock } from '../core/clock';
 import type { DeliveryTask } from '../records/delivery-task';
+import { admit, isSlow, slowCaps, type AdmissionLimits, type LaneLoad, type PoolLoad } from './admission';
 
-export interface DispatcherOptions {
-  /** Requests in flight to one destination at once. */
-  maxActivePerDestination: number;
-  /** Tasks a destination may have waiting before deferring is considered. */
-  maxQueuedPerDestination: number;
-  /**
-   * A full queue defers new tasks only when the wait it implies is longer than this (the first
-   * retry delay): a fast destination with a burst queues; a slow or stuck one defers.
-   */
-  deferAfterWaitMs: number;
+export interface DispatcherOptions extends AdmissionLimits {
   /** Attempts a task and hands it on (done, retry, dead letter). Resolves when that is durable. */
   run: (task: DeliveryTask) => Promise<void>;
   /** Hands a task to the first delay topic without attempting it (backpressure). */
@@ -31,21 +23,27 @@ interface Lane {
   activeKeys: Map<string, number>;
   /** Start times of the runs in flight, oldest first (insertion order). */
   activeSince: Set<{ atMs: number }>;
-  queue: Queued[];
+  /** Tasks back from a delay topic (retries, deferred tasks): served before first attempts. */
+  retries: Queued[];
+  firsts: Queued[];
   /** Moving average of how long a run takes, once one finished. */
   avgRunMs: number | undefined;
 }
 
+/** How often the pool's slow-lane figures are recomputed from every lane. */
+const POOL_REFRESH_MS = 100;
+
 /**
  * Isolates destinations from each other. Each destination has its own lane: at most N requests
  * in flight and per-user order (a task waits while an earlier task of the same user to the same
- * destination is in flight). When a lane's queue is full and draining it would take longer than
- * the first retry delay (its requests are slow, or have stopped answering), further tasks are
- * deferred to the first delay topic, so a stuck destination neither holds memory nor holds back
- * the others. A fast destination's burst simply queues: the consumer's in-flight bound caps it.
+ * destination is in flight). Who may start, wait or be deferred to the first delay topic is the
+ * admission policy (admission.ts): slow destinations share a bounded part of the capacity and
+ * never queue, so dead endpoints, however many, cannot starve healthy ones. Within a lane,
+ * retries go before first attempts, so a retry that is due does not wait behind new work.
  */
 export class Dispatcher {
   private readonly lanes = new Map<string, Lane>();
+  private pool: PoolLoad & { atMs: number } = { slowActive: 0, slowLanes: 0, atMs: -Infinity };
 
   constructor(private readonly options: DispatcherOptions) {}
 
@@ -56,53 +54,108 @@ export class Dispatcher {
   submit(task: DeliveryTask, onStart?: () => void): Promise<void> {
     let lane = this.lanes.get(task.destinationId);
     if (!lane) {
-      lane = { active: 0, activeKeys: new Map(), activeSince: new Set(), queue: [], avgRunMs: undefined };
+      lane = {
+        active: 0,
+        activeKeys: new Map(),
+        activeSince: new Set(),
+        retries: [],
+        firsts: [],
+        avgRunMs: undefined,
+      };
       this.lanes.set(task.destinationId, lane);
     }
-    if (
-      lane.queue.length >= this.options.maxQueuedPerDestination &&
-      !this.canStart(lane, task.userKey) &&
-      this.expectedWaitMs(lane) > this.options.deferAfterWaitMs
-    ) {
+    const admission = admit(this.laneState(lane, task.userKey), this.poolLoad(), this.options);
+    if (admission === 'defer') {
+      this.dropIfIdle(task.destinationId, lane);
       return this.options.defer(task);
     }
     return new Promise<void>((resolve, reject) => {
-      lane.queue.push({ task, onStart, key: task.userKey, resolve, reject });
-      this.pump(task.destinationId, lane);
+      const item: Queued = { task, onStart, key: task.userKey, resolve, reject };
+      if (admission === 'start') this.start(task.destinationId, lane, item);
+      else (task.dueAtMs !== undefined ? lane.retries : lane.firsts).push(item);
     });
   }
 
   /** Tasks queued or in flight, per destination (for metrics and tests). */
   load(destinationId: string): { active: number; queued: number } {
     const lane = this.lanes.get(destinationId);
-    return { active: lane?.active ?? 0, queued: lane?.queue.length ?? 0 };
+    return { active: lane?.active ?? 0, queued: lane ? lane.retries.length + lane.firsts.length : 0 };
   }
 
-  /** How long the last queued task would wait: queue depth ÷ concurrency × the slower of the
-   * average run and the age of the oldest run in flight (a stuck destination has no average yet). */
-  private expectedWaitMs(lane: Lane): number {
-    const oldest = lane.activeSince.values().next().value as { atMs: number } | undefined;
-    const oldestAgeMs = oldest ? this.options.clock.now() - oldest.atMs : 0;
-    const perRunMs = Math.max(lane.avgRunMs ?? 0, oldestAgeMs);
-    return (lane.queue.length / this.options.maxActivePerDestination) * perRunMs;
-  }
-
-  private canStart(lane: Lane, key: string): boolean {
-    return lane.active < this.options.maxActivePerDestination && !lane.activeKeys.has(key);
-  }
-
-  private pump(destinationId: string, lane: Lane): void {
-    while (lane.active < this.options.maxActivePerDestination) {
-      const index = lane.queue.findIndex((q) => !lane.activeKeys.has(q.key));
-      if (index === -1) break;
-      const [next] = lane.queue.splice(index, 1);
-      this.start(destinationId, lane, next!);
+  /**
+   * Re-checks every lane: the queue of a lane that has turned slow is deferred at once instead of
+   * waiting for its next finished run. The worker calls this on a timer.
+   */
+  sweep(): void {
+    this.pool.atMs = -Infinity;
+    for (const [destinationId, lane] of [...this.lanes]) {
+      if (lane.retries.length + lane.firsts.length > 0) this.pump(destinationId, lane);
     }
-    if (lane.active === 0 && lane.queue.length === 0) this.lanes.delete(destinationId);
+  }
+
+  private laneState(lane: Lane, userKey: string | undefined): LaneLoad {
+    const oldest = lane.activeSince.values().next().value as { atMs: number } | undefined;
+    return {
+      active: lane.active,
+      queued: lane.retries.length + lane.firsts.length,
+      avgRunMs: lane.avgRunMs,
+      oldestRunAgeMs: oldest ? this.options.clock.now() - oldest.atMs : 0,
+      sameUserActive: userKey !== undefined && lane.activeKeys.has(userKey),
+    };
+  }
+
+  private poolLoad(): PoolLoad {
+    const nowMs = this.options.clock.now();
+    if (nowMs - this.pool.atMs >= POOL_REFRESH_MS) {
+      let slowActive = 0;
+      let slowLanes = 0;
+      for (const lane of this.lanes.values()) {
+        if (!isSlow(this.laneState(lane, undefined), this.options)) continue;
+        slowLanes++;
+        slowActive += lane.active;
+      }
+      this.pool = { slowActive, slowLanes, atMs: nowMs };
+    }
+    return this.pool;
+  }
+
+  /** Starts what may start, in order (retries first); a slow lane defers what cannot start. */
+  private pump(destinationId: string, lane: Lane): void {
+    for (const queue of [lane.retries, lane.firsts]) {
+      let i = 0;
+      while (i < queue.length) {
+        const slow = isSlow(this.laneState(lane, undefined), this.options);
+        if (!slow && lane.active >= this.options.maxActivePerDestination) break;
+        const item = queue[i]!;
+        const sameUserActive = lane.activeKeys.has(item.key);
+        if (!sameUserActive && this.hasRoom(lane, slow)) {
+          queue.splice(i, 1);
+          this.start(destinationId, lane, item);
+        } else if (slow) {
+          // A slow lane keeps no queue: what cannot start now waits in the delay topic.
+          queue.splice(i, 1);
+          this.options.defer(item.task).then(item.resolve, item.reject);
+        } else i++;
+      }
+    }
+    this.dropIfIdle(destinationId, lane);
+  }
+
+  private hasRoom(lane: Lane, slow: boolean): boolean {
+    if (!slow) return lane.active < this.options.maxActivePerDestination;
+    const pool = this.poolLoad();
+    const { budget, perLane } = slowCaps(this.options, pool.slowLanes);
+    return lane.active < perLane && pool.slowActive < budget;
+  }
+
+  private dropIfIdle(destinationId: string, lane: Lane): void {
+    if (lane.active === 0 && lane.retries.length === 0 && lane.firsts.length === 0)
+      this.lanes.delete(destinationId);
   }
 
   private start(destinationId: string, lane: Lane, item: Queued): void {
     lane.active++;
+    if (isSlow(this.laneState(lane, undefined), this.options)) this.pool.slowActive++;
     lane.activeKeys.set(item.key, (lane.activeKeys.get(item.key) ?? 0) + 1);
     const since = { atMs: this.options.clock.now() };
     lane.activeSince.add(since);

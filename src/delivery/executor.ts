@@ -8,7 +8,8 @@ import type { CatalogView } from '../records/catalog-model';
 import type { DeadLetterWriter } from '../records/dead-letter';
 import { encodeAttempt } from '../records/delivery-attempt';
 import { encodeTask, taskKey, type DeliveryTask } from '../records/delivery-task';
-import { deliverToDestination, type DeliveryOutcome } from './failover';
+import type { CircuitRegistry } from './circuit/registry';
+import { deliverToDestination, type CircuitGate, type DeliveryOutcome } from './failover';
 import { planHandoff, type HandoffPlan } from './handoff';
 import type { WebhookClient } from './http/client';
 import type { DeliveryMetrics } from './metrics';
@@ -26,6 +27,8 @@ export interface DeliveryExecutorOptions {
   topicPrefix: string;
   attemptsTopic: string;
   metrics: DeliveryMetrics;
+  /** Circuit breakers per URL; without them every URL is always called. */
+  circuits?: CircuitRegistry;
   clock: Clock;
   logger: Logger;
 }
@@ -66,11 +69,13 @@ export class DeliveryExecutor {
           destinationId: task.destinationId,
           attempt: task.attempts + 1,
         },
+        circuit: this.gate(task.destinationId),
       });
     } finally {
       metrics.inFlight.dec();
     }
     for (const a of outcome.attempts) {
+      if (a.result === 'circuit_open') continue; // no request was made
       metrics.attempts.inc({ destination_id: task.destinationId, result: a.result });
       metrics.attemptSeconds.observe({ destination_id: task.destinationId }, a.durationMs / 1_000);
       if (a.status === 410)
@@ -104,6 +109,15 @@ export class DeliveryExecutor {
     await this.options.producer.send([this.delayed(task, delayMs, this.options.clock.now() + delayMs)]);
     this.options.metrics.deliveries.inc({ destination_id: task.destinationId, outcome: 'deferred' });
   };
+
+  private gate(destinationId: string): CircuitGate | undefined {
+    const { circuits } = this.options;
+    if (!circuits) return undefined;
+    return {
+      allow: (urlIndex, url) => circuits.allow(destinationId, urlIndex, url),
+      record: (urlIndex, url, result, error) => circuits.record(destinationId, urlIndex, url, result, error),
+    };
+  }
 
   /** Once per URL and process: further 410s of tasks in flight meanwhile add nothing. */
   private readonly gone = new Set<string>();

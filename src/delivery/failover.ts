@@ -7,9 +7,18 @@ import type { HttpAttempt, WebhookClient } from './http/client';
 import { signatureFor } from './http/signing';
 import type { AttemptSummary } from '../records/delivery-task';
 
-/** One POST to one of the destination's URLs; an `AttemptSummary` as a task's history stores it. */
+/**
+ * One POST to one of the destination's URLs, or a URL skipped because its circuit is open; an
+ * `AttemptSummary` as a task's history stores it.
+ */
 export interface UrlAttempt extends AttemptSummary {
-  result: HttpResult;
+  result: HttpResult | 'circuit_open';
+}
+
+/** The circuit breakers of one destination's URLs (see circuit/registry.ts). */
+export interface CircuitGate {
+  allow(urlIndex: number, url: string): boolean;
+  record(urlIndex: number, url: string, result: HttpResult, error?: string): void;
 }
 
 export type DeliveryOutcome =
@@ -32,6 +41,8 @@ export interface DeliverOptions {
   logger?: Logger;
   /** Bound to every log line, e.g. { taskId, messageId, sourceId, destinationId }. */
   logFields?: Record<string, string | number>;
+  /** When given, a URL whose circuit is open is skipped (failover goes on to the next). */
+  circuit?: CircuitGate;
 }
 
 /**
@@ -59,10 +70,19 @@ export async function deliverToDestination(options: DeliverOptions): Promise<Del
 
   for (const [urlIndex, entry] of webhooks.entries()) {
     if (entry.disabled) continue; // answered 410 Gone earlier: never called again
-    const headers = requestHeaders({ staticHeaders: entry.headers, signature, userAgent: client.userAgent });
     const atMs = clock.now();
+    if (options.circuit && !options.circuit.allow(urlIndex, entry.url)) {
+      // Skipped, not failed for good: a later attempt may find the circuit closed again.
+      const skipped: UrlAttempt = { atMs, urlIndex, result: 'circuit_open', durationMs: 0 };
+      attempts.push(skipped);
+      logAttempt(logger, skipped, { result: 'connection', retriable: true }, entry.url);
+      retriable = true;
+      continue;
+    }
+    const headers = requestHeaders({ staticHeaders: entry.headers, signature, userAgent: client.userAgent });
     const http = await client.post({ url: entry.url, headers, body });
     const { attempt, classification } = summarise(http, urlIndex, atMs);
+    options.circuit?.record(urlIndex, entry.url, classification.result, attempt.error);
     attempts.push(attempt);
     logAttempt(logger, attempt, classification, entry.url);
 

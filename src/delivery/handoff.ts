@@ -26,8 +26,9 @@ export interface HandoffPlan {
  *  - Some URL answered 2xx: delivered.
  *  - Every URL failed and none retriably (other 4xx, 3xx, TLS; or none left): dead-lettered with
  *    what made the last URL fail (`http_404`, `tls`, ...), or `all_urls_disabled`.
- *  - Otherwise: retried at the schedule's next step (Retry-After honoured), unless that would
- *    pass the cutoff counted from the first attempt: dead-lettered with `retry_cutoff`.
+ *  - Otherwise (URLs skipped for an open circuit included): retried at the schedule's next step
+ *    (Retry-After honoured), unless that would pass the cutoff counted from the first attempt:
+ *    dead-lettered with `retry_cutoff`, or `circuit_open` when every URL was skipped.
  */
 export function planHandoff(options: {
   task: DeliveryTask;
@@ -53,7 +54,11 @@ function decide(task: DeliveryTask, outcome: DeliveryOutcome, policy: RetryPolic
     nowMs,
     retryAfterMs: outcome.retryAfterMs,
   });
-  if (decision.kind === 'dead-letter') return { outcome: 'dead_lettered', reason: decision.reason };
+  if (decision.kind === 'dead-letter') {
+    // At the cutoff, a task whose URLs were all skipped for open circuits says so.
+    const skipped = outcome.attempts.length > 0 && outcome.attempts.every((a) => a.result === 'circuit_open');
+    return { outcome: 'dead_lettered', reason: skipped ? 'circuit_open' : decision.reason };
+  }
   return { outcome: 'retry_scheduled', tierDelayMs: decision.delayMs, dueAtMs: decision.dueAtMs };
 }
 

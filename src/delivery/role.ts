@@ -8,12 +8,20 @@ import { ConcurrentConsumer } from '../kafka/consumer';
 import type { Logger } from '../observability/logger';
 import type { CatalogView } from '../records/catalog-model';
 import { DeadLetterWriter } from '../records/dead-letter';
+import { CircuitRegistry } from './circuit/registry';
 import { Dispatcher } from './dispatcher';
 import { DeliveryExecutor } from './executor';
 import { createWebhookClient } from './http/client';
 import { createDeliveryMetrics } from './metrics';
 import { startDelayConsumer } from './retry/delay-consumer';
 import { taskHandler } from './task-handler';
+
+/** Slow destinations (see admission.ts) may hold at most half of a worker's tasks together. */
+const SLOW_DESTINATIONS_SHARE = 0.5;
+/** A destination whose requests take longer than this (or half the delivery timeout) is slow. */
+const SLOW_RUN_MS = 2_000;
+/** How often lanes that turned slow give up their queues. */
+const SWEEP_INTERVAL_MS = 250;
 
 export interface DeliveryWorkerOptions {
   kafka: Kafka;
@@ -41,6 +49,8 @@ export interface DeliveryWorkerOptions {
 
 export interface DeliveryWorker {
   dispatcher: Dispatcher;
+  /** The circuit breaker of every URL this worker called. */
+  circuits: CircuitRegistry;
   executor: DeliveryExecutor;
   stop(): Promise<void>;
 }
@@ -61,6 +71,7 @@ export async function startDeliveryWorker(options: DeliveryWorkerOptions): Promi
     clock,
   });
   const deadLetters = new DeadLetterWriter({ producer, avro, topic: topics.dlq, clock });
+  const circuits = new CircuitRegistry({ clock, logger, metrics: options.metrics });
   const executor = new DeliveryExecutor({
     catalog: options.catalog,
     client,
@@ -72,6 +83,7 @@ export async function startDeliveryWorker(options: DeliveryWorkerOptions): Promi
     topicPrefix: options.topicPrefix,
     attemptsTopic: topics.attempts,
     metrics: createDeliveryMetrics(options.metrics),
+    circuits,
     clock,
     logger,
   });
@@ -79,12 +91,17 @@ export async function startDeliveryWorker(options: DeliveryWorkerOptions): Promi
     maxActivePerDestination: delivery.destinationConcurrency,
     maxQueuedPerDestination: delivery.destinationQueue,
     deferAfterWaitMs: retry.scheduleMs[0]!,
+    maxTotal: delivery.workerConcurrency,
+    slowShare: SLOW_DESTINATIONS_SHARE,
+    slowRunMs: Math.min(SLOW_RUN_MS, delivery.timeoutMs / 2),
     run: executor.execute,
     defer: executor.defer,
     clock,
   });
+  const sweeper = setInterval(() => dispatcher.sweep(), SWEEP_INTERVAL_MS).unref();
   const consumerSettings = {
     kafka: options.kafka,
+    admin: options.admin,
     maxInFlight: delivery.workerConcurrency,
     drainTimeoutMs: delivery.timeoutMs * 5 + 5_000,
     sessionTimeoutMs: options.sessionTimeoutMs,
@@ -111,9 +128,11 @@ export async function startDeliveryWorker(options: DeliveryWorkerOptions): Promi
   });
   return {
     dispatcher,
+    circuits,
     executor,
     stop: async () => {
       await Promise.all([consumer.stop(), delayConsumer.stop()]);
+      clearInterval(sweeper);
       client.close();
     },
   };

@@ -1,9 +1,10 @@
-import type { Consumer, EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs';
-import { Gauge, type Registry } from 'prom-client';
+import type { Admin, Consumer, EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs';
+import type { Registry } from 'prom-client';
 import { systemClock, type Clock } from '../core/clock';
 import { backoffDelayMs, sleep } from '../core/backoff';
 import { errorMessage } from '../core/errors';
 import type { Logger } from '../observability/logger';
+import { startLagMonitor } from './lag';
 import { PartitionOffsets } from './offset-tracker';
 
 export interface ConsumedMessage {
@@ -38,6 +39,8 @@ export interface ConcurrentConsumerOptions {
   fromBeginning?: boolean;
   logger: Logger;
   metrics: Registry;
+  /** When given, `hookline_consumer_lag` is measured from the broker on a timer (see lag.ts). */
+  admin?: Admin;
   /**
    * When set, a message is not handled before the time this returns (epoch ms): its partition is
    * paused until then and resumed after, without blocking the group or other partitions. Records
@@ -63,7 +66,6 @@ export interface ConcurrentConsumerOptions {
 export class ConcurrentConsumer {
   private readonly consumer: Consumer;
   private readonly partitions = new Map<string, PartitionOffsets>();
-  private readonly highWatermarks = new Map<string, number>();
   private inFlight = 0;
   private readonly capacityWaiters: (() => void)[] = [];
   private readonly drainWaiters: (() => void)[] = [];
@@ -74,7 +76,9 @@ export class ConcurrentConsumer {
   /** Per partition and key: the last message handled or waiting (keyOrdered). */
   private readonly keyChains = new Map<string, Promise<void>>();
   private readonly clock: Clock;
-  private readonly lag: Gauge<'group' | 'topic' | 'partition'>;
+  /** The partitions the group gave this member at its last join. */
+  private assigned: { topic: string; partition: number }[] = [];
+  private lagMonitor: { stop(): void } | undefined;
 
   constructor(private readonly options: ConcurrentConsumerOptions) {
     this.consumer = options.kafka.consumer({
@@ -83,14 +87,17 @@ export class ConcurrentConsumer {
       maxWaitTimeInMs: options.maxWaitTimeInMs ?? 100,
       allowAutoTopicCreation: false,
     });
-    this.lag = gauge(options.metrics);
     this.clock = options.clock ?? systemClock;
     this.consumer.on(this.consumer.events.GROUP_JOIN, (event) => {
       // Keep the trackers of partitions we still own: kafkajs re-fetches them from the committed
       // offset, and the tracker tells which of those messages are already in flight or done.
       const assigned = new Set<string>();
+      this.assigned = [];
       for (const [topic, parts] of Object.entries(event.payload.memberAssignment)) {
-        for (const p of parts) assigned.add(`${topic}:${p}`);
+        for (const p of parts) {
+          assigned.add(`${topic}:${p}`);
+          this.assigned.push({ topic, partition: p });
+        }
       }
       for (const key of [...this.partitions.keys()]) if (!assigned.has(key)) this.partitions.delete(key);
     });
@@ -107,6 +114,15 @@ export class ConcurrentConsumer {
       eachBatch: (payload) => this.onBatch(payload),
     });
     this.commitTimer = setInterval(() => void this.commit(), this.options.commitIntervalMs ?? 500);
+    if (this.options.admin) {
+      this.lagMonitor = startLagMonitor({
+        admin: this.options.admin,
+        groupId: this.options.groupId,
+        assigned: () => this.assigned,
+        metrics: this.options.metrics,
+        logger: this.options.logger,
+      });
+    }
   }
 
   private async onBatch({
@@ -120,7 +136,6 @@ export class ConcurrentConsumer {
     const key = `${batch.topic}:${batch.partition}`;
     let tracker = this.partitions.get(key);
     if (!tracker) this.partitions.set(key, (tracker = new PartitionOffsets()));
-    this.highWatermarks.set(key, Number(batch.highWatermark));
 
     for (const message of batch.messages) {
       if (!isRunning() || isStale() || this.stopping) return;
@@ -224,15 +239,7 @@ export class ConcurrentConsumer {
       try {
         await this.consumer.commitOffsets(offsets);
         for (const o of offsets) {
-          const key = `${o.topic}:${o.partition}`;
-          this.partitions.get(key)?.markCommitted(Number(o.offset));
-          const hw = this.highWatermarks.get(key);
-          if (hw !== undefined) {
-            this.lag.set(
-              { group: this.options.groupId, topic: o.topic, partition: String(o.partition) },
-              Math.max(0, hw - Number(o.offset)),
-            );
-          }
+          this.partitions.get(`${o.topic}:${o.partition}`)?.markCommitted(Number(o.offset));
         }
       } catch (err) {
         // A rebalance in progress, typically; the next commit carries the same offsets.
@@ -260,6 +267,7 @@ export class ConcurrentConsumer {
       ]);
     }
     clearInterval(this.commitTimer);
+    this.lagMonitor?.stop();
     await this.commit();
     await this.consumer.disconnect();
   }
@@ -268,18 +276,6 @@ export class ConcurrentConsumer {
   get inFlightCount(): number {
     return this.inFlight;
   }
-}
-
-function gauge(registry: Registry): Gauge<'group' | 'topic' | 'partition'> {
-  const name = 'hookline_consumer_lag';
-  const existing = registry.getSingleMetric(name);
-  if (existing) return existing as Gauge<'group' | 'topic' | 'partition'>;
-  return new Gauge({
-    name,
-    help: 'Messages between the committed offset and the partition end, per consumer group.',
-    labelNames: ['group', 'topic', 'partition'],
-    registers: [registry],
-  });
 }
 
 function splitKey(key: string): [string, number] {

@@ -5,7 +5,7 @@ export const DELIVERY_TASK_RECORD = 'io.hookline.delivery.DeliveryTask';
 
 /** Result of one attempt, as recorded in a task's history. */
 export type AttemptResult =
-  'success' | 'http_4xx' | 'http_5xx' | 'timeout' | 'connection' | 'tls' | 'deferred';
+  'success' | 'http_4xx' | 'http_5xx' | 'timeout' | 'connection' | 'tls' | 'circuit_open' | 'deferred';
 
 export interface AttemptSummary {
   atMs: number;

@@ -1,4 +1,4 @@
-import type { Kafka } from 'kafkajs';
+import type { Admin, Kafka } from 'kafkajs';
 import type { Registry } from 'prom-client';
 import type { AvroCodec } from '../avro/codec';
 import type { Clock } from '../core/clock';
@@ -44,6 +44,8 @@ export function createEventRouter(deps: EventRouterDeps): EventRouter {
 
 export interface RouterRoleOptions {
   kafka: Kafka;
+  /** Measures the group's lag (hookline_consumer_lag). */
+  admin: Admin;
   router: EventRouter;
   /** `<prefix>.router`. */
   groupId: string;
@@ -66,6 +68,7 @@ export async function startRouter(options: RouterRoleOptions): Promise<RouterRol
   const { router } = options;
   const consumer = new ConcurrentConsumer({
     kafka: options.kafka,
+    admin: options.admin,
     groupId: options.groupId,
     topics: [options.eventsTopic],
     maxInFlight: 2_000,

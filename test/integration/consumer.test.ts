@@ -109,4 +109,52 @@ describe('ConcurrentConsumer', () => {
       what: 'commit of everything',
     });
   });
+
+  it('reports lag from the broker on a timer, growing while the handler is stuck', async () => {
+    const topic = await topicWith([{ key: 'k', value: 'stuck' }]);
+    const metrics = createMetricsRegistry({ defaultMetrics: false });
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const consumer = new ConcurrentConsumer({
+      kafka,
+      admin,
+      groupId: `${topic}.group`,
+      topics: [topic],
+      handler: () => gate, // never done until released: nothing is committed
+      maxInFlight: 1,
+      logger: silentLogger(),
+      metrics,
+    });
+    consumers.push(consumer);
+    await consumer.start();
+    const lag = async () => {
+      const metric = await metrics.getSingleMetric('hookline_consumer_lag')!.get();
+      return metric.values.find((v) => v.labels.topic === topic)?.value;
+    };
+    await eventually(async () => ((await lag()) === 1 ? true : undefined), {
+      what: 'lag of 1',
+      timeoutMs: 20_000,
+    });
+    const producer = kafka.producer(producerSettings());
+    await producer.connect();
+    await producer.send({
+      topic,
+      acks: -1,
+      messages: [
+        { key: 'k', value: 'a' },
+        { key: 'k', value: 'b' },
+      ],
+    });
+    await producer.disconnect();
+    // The consumer fetches nothing more (its one slot is taken), yet the lag it reports grows.
+    await eventually(async () => ((await lag()) === 3 ? true : undefined), {
+      what: 'lag of 3',
+      timeoutMs: 20_000,
+    });
+    release();
+    await eventually(async () => ((await lag()) === 0 ? true : undefined), {
+      what: 'lag of 0',
+      timeoutMs: 20_000,
+    });
+  });
 });

@@ -21,6 +21,7 @@ import {
   sourceListSchema,
   sourceView,
   sourceViewSchema,
+  type CircuitReader,
 } from './views';
 
 /** Admin bodies are small: a destination with 5 URLs and 20 headers each fits easily. */
@@ -29,6 +30,8 @@ const MAX_BODY_BYTES = 256 * 1024;
 export interface CatalogRoutesOptions {
   service: CatalogService;
   store: CatalogStore;
+  /** Shown per URL in a destination read, when this process delivers. */
+  circuits?: CircuitReader;
 }
 
 /**
@@ -37,7 +40,7 @@ export interface CatalogRoutesOptions {
  * them). Mount them once the catalog has caught up (startCatalog resolves then): reads come
  * straight from the store.
  */
-export function catalogRoutes({ service, store }: CatalogRoutesOptions): AdminRoute[] {
+export function catalogRoutes({ service, store, circuits }: CatalogRoutesOptions): AdminRoute[] {
   const sources = `${ADMIN_BASE_PATH}/sources`;
   const destinations = `${ADMIN_BASE_PATH}/destinations`;
   const source = (ctx: RouteContext) => {
@@ -157,7 +160,7 @@ export function catalogRoutes({ service, store }: CatalogRoutesOptions): AdminRo
       handler: ({ url, res }) => {
         const sourceId = url.searchParams.get('sourceId');
         const list = sourceId === null ? store.destinations() : store.destinationsOfSource(sourceId);
-        sendJson(res, 200, { destinations: list.map(destinationView) });
+        sendJson(res, 200, { destinations: list.map((d) => destinationView(d, circuits)) });
       },
     },
     {
@@ -168,7 +171,7 @@ export function catalogRoutes({ service, store }: CatalogRoutesOptions): AdminRo
         summary: 'Get a destination (the shared secret shows only as sharedSecretSet).',
         responses: { 200: { description: 'The destination.', schema: destinationViewSchema } },
       },
-      handler: (ctx) => sendJson(ctx.res, 200, destinationView(destination(ctx))),
+      handler: (ctx) => sendJson(ctx.res, 200, destinationView(destination(ctx), circuits)),
     },
     {
       method: 'PATCH',

@@ -25,6 +25,19 @@ export const sourceCreatedSchema = sourceViewSchema
   .extend({ writeKey: z.string().meta({ description: 'The write key. Returned only here: store it now.' }) })
   .meta({ id: 'SourceCreated' });
 
+const circuitSchema = z.object({
+  state: z.enum(['closed', 'open', 'half_open']).meta({
+    description: 'closed: called; open: skipped after repeated failures; half_open: a few probe requests.',
+  }),
+  since: timestamp,
+  lastError: z.string().optional().meta({ description: 'The last failure that counted against the URL.' }),
+});
+
+/** The circuit breakers of a destination's URLs (the delivery worker's, when this process runs one). */
+export interface CircuitReader {
+  views(destinationId: string, urls: readonly string[]): z.output<typeof circuitSchema>[];
+}
+
 export const destinationViewSchema = z
   .object({
     id: z.string(),
@@ -43,6 +56,9 @@ export const destinationViewSchema = z
             .object({ at: z.string(), reason: z.string() })
             .optional()
             .meta({ description: 'Present when Hookline stopped calling this URL (it answered 410 Gone).' }),
+          circuit: circuitSchema
+            .optional()
+            .meta({ description: 'Circuit breaker of this URL, as the answering process sees it.' }),
         }),
       ),
     }),
@@ -70,7 +86,12 @@ export function sourceView(source: Source): SourceView {
   return view;
 }
 
-export function destinationView(destination: Destination): DestinationView {
+export function destinationView(destination: Destination, circuits?: CircuitReader): DestinationView {
+  const { webhooks } = destination.settings;
+  const states = circuits?.views(
+    destination.id,
+    webhooks.map((w) => w.url),
+  );
   return {
     id: destination.id,
     sourceId: destination.sourceId,
@@ -78,7 +99,7 @@ export function destinationView(destination: Destination): DestinationView {
     enabled: destination.enabled,
     settings: {
       sharedSecretSet: destination.settings.sharedSecret !== undefined,
-      webhooks: destination.settings.webhooks,
+      webhooks: states ? webhooks.map((w, i) => ({ ...w, circuit: states[i]! })) : webhooks,
     },
     createdAt: destination.createdAt,
     updatedAt: destination.updatedAt,

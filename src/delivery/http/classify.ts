@@ -1,7 +1,7 @@
 import type { AttemptResult } from '../../records/delivery-task';
 
-/** What one HTTP attempt can come to (a task's `deferred` is not an HTTP outcome). */
-export type HttpResult = Exclude<AttemptResult, 'deferred'>;
+/** What one HTTP attempt can come to (a task's `deferred`, a URL's `circuit_open` are not HTTP outcomes). */
+export type HttpResult = Exclude<AttemptResult, 'deferred' | 'circuit_open'>;
 /** Failures with no HTTP response. */
 export type TransportResult = Extract<HttpResult, 'timeout' | 'connection' | 'tls'>;
 

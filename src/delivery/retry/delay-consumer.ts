@@ -45,6 +45,7 @@ export async function startDelayConsumer(options: DelayConsumerOptions): Promise
   const lateness = lateMetric(options.metrics);
   const consumer = new ConcurrentConsumer({
     kafka: options.kafka,
+    admin,
     groupId: `${topicPrefix}.retry`,
     topics,
     maxInFlight: options.maxInFlight,

@@ -37,6 +37,9 @@ function dispatcher(options: Partial<DispatcherOptions> & Pick<DispatcherOptions
     maxActivePerDestination: 2,
     maxQueuedPerDestination: 3,
     deferAfterWaitMs: 10_000,
+    maxTotal: 1_000,
+    slowShare: 0.5,
+    slowRunMs: 60_000,
     defer: async () => {},
     clock: { now: () => 0 },
     ...options,
@@ -119,5 +122,73 @@ describe('Dispatcher', () => {
     });
     await expect(d.submit(task('d', 'u', 'm'))).rejects.toThrow('kafka down');
     expect(d.load('d')).toEqual({ active: 0, queued: 0 });
+  });
+
+  describe('with dead endpoints (slow lanes)', () => {
+    const slowLimits = { maxTotal: 20, slowShare: 0.5, slowRunMs: 2_000, maxActivePerDestination: 4 };
+
+    it('keeps any number of hung destinations to half the capacity, so a healthy one always starts', async () => {
+      const { run, started } = manualRuns();
+      const deferred: string[] = [];
+      let now = 0;
+      const d = dispatcher({
+        ...slowLimits,
+        run,
+        defer: async (t) => void deferred.push(t.messageId),
+        clock: { now: () => now },
+      });
+      // 8 destinations that never answer, 4 tasks each: the first wave starts everywhere.
+      for (let k = 0; k < 8; k++)
+        for (let i = 0; i < 4; i++) void d.submit(task(`dead${k}`, `u${i}`, `d${k}-${i}`));
+      now += 3_000; // their requests have hung past slowRunMs: every one of those lanes is slow
+      for (let k = 0; k < 8; k++)
+        for (let i = 4; i < 8; i++) void d.submit(task(`dead${k}`, `u${i}`, `d${k}-${i}`));
+      expect(deferred).toHaveLength(32); // slow lanes keep no queue and get no more room
+      void d.submit(task('healthy', 'u1', 'h1'));
+      expect(started).toContain('h1');
+    });
+
+    it('gives a slow lane only its share of the slow budget', () => {
+      const { run, started } = manualRuns();
+      let now = 0;
+      const d = dispatcher({ ...slowLimits, maxTotal: 8, run, clock: { now: () => now } });
+      for (let i = 0; i < 4; i++) void d.submit(task('a', `u${i}`, `a${i}`));
+      for (let i = 0; i < 4; i++) void d.submit(task('b', `u${i}`, `b${i}`));
+      now += 3_000; // both slow: a budget of 4, 2 each
+      d.sweep();
+      void d.submit(task('c', 'u0', 'c0'));
+      now += 3_000; // c is slow too, and the budget (4) is spent by a and b
+      expect(started.filter((m) => m.startsWith('c'))).toEqual(['c0']);
+      void d.submit(task('c', 'u1', 'c1'));
+      expect(started).not.toContain('c1');
+    });
+
+    it('defers the queue of a lane that turns slow on the next sweep, not at its next finished run', async () => {
+      const { run } = manualRuns();
+      const deferred: string[] = [];
+      let now = 0;
+      const d = dispatcher({
+        ...slowLimits,
+        run,
+        defer: async (t) => void deferred.push(t.messageId),
+        clock: { now: () => now },
+      });
+      for (let i = 0; i < 7; i++) void d.submit(task('stuck', `u${i}`, `s${i}`));
+      expect(d.load('stuck')).toEqual({ active: 4, queued: 3 });
+      now += 3_000;
+      d.sweep();
+      expect(deferred).toEqual(['s4', 's5', 's6']);
+      expect(d.load('stuck')).toEqual({ active: 4, queued: 0 });
+    });
+
+    it('serves retries before first attempts in a busy lane', async () => {
+      const { run, started, finish } = manualRuns();
+      const d = dispatcher({ run, maxActivePerDestination: 1, maxQueuedPerDestination: 10 });
+      void d.submit(task('d', 'u0', 'first0'));
+      void d.submit(task('d', 'u1', 'first1'));
+      void d.submit({ ...task('d', 'u2', 'retry'), attempts: 1, dueAtMs: 0 });
+      await finish('first0');
+      expect(started).toEqual(['first0', 'retry']);
+    });
   });
 });

@@ -75,6 +75,42 @@ describe('deliverToDestination', () => {
     expect(requests.map((r) => r.url)).toEqual(urls.slice(0, 2));
   });
 
+  it('skips a URL whose circuit is open, fails over, and tells the breakers what each call did', async () => {
+    const { client, requests } = fakeClient([ok(503), ok(200)]);
+    const recorded: string[] = [];
+    const outcome = await deliverToDestination({
+      client,
+      destination: destination(urls),
+      payload: '{}',
+      clock,
+      circuit: {
+        allow: (urlIndex) => urlIndex !== 0, // URL 0 open
+        record: (urlIndex, _url, result) => void recorded.push(`${urlIndex}:${result}`),
+      },
+    });
+    expect(requests.map((r) => r.url)).toEqual([urls[1], urls[2]]);
+    expect(outcome.attempts.map((a) => `${a.urlIndex}:${a.result}`)).toEqual([
+      '0:circuit_open',
+      '1:http_5xx',
+      '2:success',
+    ]);
+    expect(recorded).toEqual(['1:http_5xx', '2:success']);
+  });
+
+  it('is a retriable failure when every URL is skipped for an open circuit', async () => {
+    const { client, requests } = fakeClient([]);
+    const outcome = await deliverToDestination({
+      client,
+      destination: destination(urls.slice(0, 2)),
+      payload: '{}',
+      clock,
+      circuit: { allow: () => false, record: () => undefined },
+    });
+    expect(requests).toEqual([]);
+    expect(outcome).toMatchObject({ kind: 'failed', retriable: true });
+    expect(outcome.attempts.map((a) => a.result)).toEqual(['circuit_open', 'circuit_open']);
+  });
+
   it('signs the body once and sends the same bytes and signature to every URL', async () => {
     const { client, requests } = fakeClient([ok(503), ok(500), ok(200)]);
     const payload = '{"event":"Café","n":12345678901234567890}';

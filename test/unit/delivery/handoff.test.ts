@@ -124,6 +124,20 @@ describe('planHandoff', () => {
       handoff: { outcome: 'dead_lettered', reason: 'retry_cutoff' },
       detail: 'retry_cutoff',
     },
+    {
+      name: 'every URL skipped for an open circuit: retried like any failure',
+      task: task({ attempts: 1, firstAttemptAtMs: T0 - 10 * S }),
+      outcome: failed(true, [url(0, 'circuit_open'), url(1, 'circuit_open')]),
+      handoff: { outcome: 'retry_scheduled', tierDelayMs: M, dueAtMs: T0 + M },
+      detail: '1m',
+    },
+    {
+      name: 'circuits open until the cutoff: dead-lettered as circuit_open',
+      task: task({ attempts: 7, firstAttemptAtMs: T0 - 3 * H - 26 * M }),
+      outcome: failed(true, [url(0, 'circuit_open')]),
+      handoff: { outcome: 'dead_lettered', reason: 'circuit_open' },
+      detail: 'circuit_open',
+    },
   ];
 
   it.each(cases)('$name', ({ task: before, outcome, handoff, detail }) => {

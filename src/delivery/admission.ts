@@ -1,0 +1,80 @@
+/**
+ * Who gets the worker's capacity: the admission policy of the dispatcher, as a pure function.
+ *
+ * A destination is *slow* while its requests take longer than `slowRunMs` (the moving average of
+ * finished runs, or the age of its oldest run still in flight: a destination that never answers
+ * has no average yet). Slow destinations may together hold at most `slowShare` of the worker's
+ * tasks, each an equal part of that budget, and never queue: a task that cannot start at once is
+ * parked (handed to the first delay topic without an attempt). Fast destinations keep their own
+ * concurrency and queue. So any number of dead endpoints costs only the slow budget, and healthy
+ * destinations always keep the rest.
+ */
+export interface AdmissionLimits {
+  /** Requests in flight to one destination at once. */
+  maxActivePerDestination: number;
+  /** Tasks a fast destination may have waiting before deferring is considered. */
+  maxQueuedPerDestination: number;
+  /** A full queue of a fast destination defers only when draining it would take longer than this. */
+  deferAfterWaitMs: number;
+  /** Tasks in flight per consumer of the worker (HOOKLINE_WORKER_CONCURRENCY). */
+  maxTotal: number;
+  /** Share of `maxTotal` that slow destinations may hold together, 0–1. */
+  slowShare: number;
+  /** A destination whose runs take longer than this is slow. */
+  slowRunMs: number;
+}
+
+/** One destination's lane, as the policy sees it. */
+export interface LaneLoad {
+  active: number;
+  queued: number;
+  /** Moving average of finished runs; undefined before the first one finished. */
+  avgRunMs: number | undefined;
+  /** Age of the oldest run in flight (0 when none). */
+  oldestRunAgeMs: number;
+  /** An earlier task of the same user to the same destination is in flight (order is kept). */
+  sameUserActive: boolean;
+}
+
+/** All lanes together. */
+export interface PoolLoad {
+  /** Runs in flight in slow lanes. */
+  slowActive: number;
+  /** Slow lanes, this one included when it is slow. */
+  slowLanes: number;
+}
+
+export type Admission = 'start' | 'queue' | 'defer';
+
+export function isSlow(
+  lane: Pick<LaneLoad, 'avgRunMs' | 'oldestRunAgeMs'>,
+  limits: AdmissionLimits,
+): boolean {
+  return Math.max(lane.avgRunMs ?? 0, lane.oldestRunAgeMs) > limits.slowRunMs;
+}
+
+/** The slow budget, and one slow lane's part of it (at least 1, at most its own concurrency). */
+export function slowCaps(limits: AdmissionLimits, slowLanes: number): { budget: number; perLane: number } {
+  const budget = Math.max(1, Math.floor(limits.maxTotal * limits.slowShare));
+  const perLane = Math.min(
+    limits.maxActivePerDestination,
+    Math.max(1, Math.floor(budget / Math.max(1, slowLanes))),
+  );
+  return { budget, perLane };
+}
+
+/** What to do with a new task for this lane. */
+export function admit(lane: LaneLoad, pool: PoolLoad, limits: AdmissionLimits): Admission {
+  if (isSlow(lane, limits)) {
+    const { budget, perLane } = slowCaps(limits, pool.slowLanes);
+    const room = lane.active < perLane && pool.slowActive < budget;
+    return room && !lane.sameUserActive ? 'start' : 'defer';
+  }
+  if (lane.active < limits.maxActivePerDestination && !lane.sameUserActive) return 'start';
+  if (lane.queued < limits.maxQueuedPerDestination) return 'queue';
+  // A full queue: a burst to a destination that answers quickly still queues (the consumer's
+  // in-flight bound caps it); one that would take too long to drain defers.
+  const perRunMs = Math.max(lane.avgRunMs ?? 0, lane.oldestRunAgeMs);
+  const expectedWaitMs = ((lane.queued + 1) / limits.maxActivePerDestination) * perRunMs;
+  return expectedWaitMs > limits.deferAfterWaitMs ? 'defer' : 'queue';
+}

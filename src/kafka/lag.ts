@@ -1,0 +1,92 @@
+import type { Admin } from 'kafkajs';
+import { Gauge, type Registry } from 'prom-client';
+import { errorMessage } from '../core/errors';
+import type { Logger } from '../observability/logger';
+
+/** How often consumer lag is measured. */
+export const LAG_INTERVAL_MS = 5_000;
+
+export interface LagMonitorOptions {
+  admin: Admin;
+  groupId: string;
+  /** The partitions this member owns now. */
+  assigned: () => Iterable<{ topic: string; partition: number }>;
+  metrics: Registry;
+  logger: Logger;
+  intervalMs?: number;
+}
+
+/**
+ * `hookline_consumer_lag{group, topic, partition}` for the partitions this member owns: the
+ * broker's high watermark minus the group's committed offset, both read from the broker on a
+ * timer. It keeps moving when consumption is stuck (a consumer that commits nothing shows its
+ * lag growing), which figures taken while consuming would not.
+ */
+export function startLagMonitor(options: LagMonitorOptions): { stop(): void } {
+  const gauge = lagGauge(options.metrics);
+  const labels = (topic: string, partition: number) => ({
+    group: options.groupId,
+    topic,
+    partition: String(partition),
+  });
+  let previous = new Set<string>();
+  let running = false;
+  const measure = async () => {
+    if (running) return;
+    running = true;
+    try {
+      const owned = [...options.assigned()];
+      const topics = [...new Set(owned.map((p) => p.topic))];
+      if (topics.length === 0) return;
+      const [committed, ...highs] = await Promise.all([
+        options.admin.fetchOffsets({ groupId: options.groupId, topics }),
+        ...topics.map((topic) => options.admin.fetchTopicOffsets(topic)),
+      ]);
+      const high = new Map<string, { low: bigint; high: bigint }>();
+      highs.forEach((offsets, i) => {
+        for (const o of offsets)
+          high.set(`${topics[i]}:${o.partition}`, { low: BigInt(o.low), high: BigInt(o.high) });
+      });
+      const done = new Map<string, bigint>();
+      for (const t of committed) {
+        for (const p of t.partitions) done.set(`${t.topic}:${p.partition}`, BigInt(p.offset));
+      }
+      const reported = new Set<string>();
+      for (const { topic, partition } of owned) {
+        const key = `${topic}:${partition}`;
+        const range = high.get(key);
+        if (range === undefined) continue;
+        const committedAt = done.get(key) ?? -1n; // -1: nothing committed yet: lag from the start
+        const from = committedAt < range.low ? range.low : committedAt;
+        gauge.set(labels(topic, partition), Number(range.high > from ? range.high - from : 0n));
+        reported.add(key);
+      }
+      // Partitions this member no longer owns: their new owner reports them.
+      for (const key of previous) {
+        if (reported.has(key)) continue;
+        const i = key.lastIndexOf(':');
+        gauge.remove(labels(key.slice(0, i), Number(key.slice(i + 1))));
+      }
+      previous = reported;
+    } catch (err) {
+      options.logger.debug({ err: errorMessage(err), groupId: options.groupId }, 'lag not measured');
+    } finally {
+      running = false;
+    }
+  };
+  const timer = setInterval(() => void measure(), options.intervalMs ?? LAG_INTERVAL_MS).unref();
+  void measure();
+  return { stop: () => clearInterval(timer) };
+}
+
+function lagGauge(registry: Registry): Gauge<'group' | 'topic' | 'partition'> {
+  const name = 'hookline_consumer_lag';
+  const existing = registry.getSingleMetric(name);
+  if (existing) return existing as Gauge<'group' | 'topic' | 'partition'>;
+  return new Gauge({
+    name,
+    help: 'Messages between the committed offset and the partition end, per consumer group (measured on a timer).',
+    labelNames: ['group', 'topic', 'partition'],
+    registers: [registry],
+  });
+}

@@ -1,0 +1,105 @@
+import {
+  admit,
+  isSlow,
+  slowCaps,
+  type AdmissionLimits,
+  type LaneLoad,
+} from '../../../src/delivery/admission';
+
+const limits: AdmissionLimits = {
+  maxActivePerDestination: 50,
+  maxQueuedPerDestination: 500,
+  deferAfterWaitMs: 10_000,
+  maxTotal: 1_000,
+  slowShare: 0.5,
+  slowRunMs: 2_000,
+};
+const lane = (overrides: Partial<LaneLoad> = {}): LaneLoad => ({
+  active: 0,
+  queued: 0,
+  avgRunMs: 20,
+  oldestRunAgeMs: 0,
+  sameUserActive: false,
+  ...overrides,
+});
+const hung = (overrides: Partial<LaneLoad> = {}) =>
+  lane({ avgRunMs: undefined, oldestRunAgeMs: 5_000, ...overrides });
+
+describe('admission policy', () => {
+  it.each([
+    ['an idle fast lane starts', lane(), { slowActive: 0, slowLanes: 0 }, 'start'],
+    ['a fast lane at its concurrency queues', lane({ active: 50 }), { slowActive: 0, slowLanes: 0 }, 'queue'],
+    [
+      "a fast lane waits for the same user's earlier task",
+      lane({ sameUserActive: true }),
+      { slowActive: 0, slowLanes: 0 },
+      'queue',
+    ],
+    [
+      'a fast burst past the queue bound still queues',
+      lane({ active: 50, queued: 500 }),
+      { slowActive: 0, slowLanes: 0 },
+      'queue',
+    ],
+    [
+      'a full queue that would take over 10 s to drain defers',
+      lane({ active: 50, queued: 500, avgRunMs: 1_500 }),
+      { slowActive: 0, slowLanes: 0 },
+      'defer',
+    ],
+    [
+      'a slow lane with room in its share starts',
+      hung({ active: 10 }),
+      { slowActive: 100, slowLanes: 5 },
+      'start',
+    ],
+    [
+      'a slow lane never queues: at its share it defers',
+      hung({ active: 50 }),
+      { slowActive: 100, slowLanes: 5 },
+      'defer',
+    ],
+    [
+      'nine slow lanes split the budget: 55 each, capped at 50',
+      hung({ active: 49 }),
+      { slowActive: 400, slowLanes: 9 },
+      'start',
+    ],
+    ['forty slow lanes: 12 each', hung({ active: 12 }), { slowActive: 480, slowLanes: 40 }, 'defer'],
+    ['the slow budget is spent: defer', hung({ active: 0 }), { slowActive: 500, slowLanes: 600 }, 'defer'],
+    [
+      'a slow lane defers rather than wait for the same user',
+      hung({ sameUserActive: true }),
+      { slowActive: 0, slowLanes: 1 },
+      'defer',
+    ],
+    [
+      'slow by average even with nothing in flight',
+      lane({ avgRunMs: 4_000, active: 50 }),
+      { slowActive: 50, slowLanes: 1 },
+      'defer',
+    ],
+  ] as const)('%s', (_name, load, pool, expected) => {
+    expect(admit(load, pool, limits)).toBe(expected);
+  });
+
+  it('calls a lane slow by its average run or by its oldest run in flight', () => {
+    expect(isSlow({ avgRunMs: 2_001, oldestRunAgeMs: 0 }, limits)).toBe(true);
+    expect(isSlow({ avgRunMs: undefined, oldestRunAgeMs: 2_001 }, limits)).toBe(true);
+    expect(isSlow({ avgRunMs: 1_999, oldestRunAgeMs: 1_999 }, limits)).toBe(false);
+  });
+
+  it('gives every slow lane an equal part of half the capacity, at least one request', () => {
+    expect(slowCaps(limits, 1)).toEqual({ budget: 500, perLane: 50 });
+    expect(slowCaps(limits, 20)).toEqual({ budget: 500, perLane: 25 });
+    expect(slowCaps(limits, 10_000)).toEqual({ budget: 500, perLane: 1 });
+  });
+
+  it('keeps fast lanes their capacity whatever the number of slow ones (k of N, any k)', () => {
+    for (const slowLanes of [1, 3, 9, 99, 10_000]) {
+      const { budget } = slowCaps(limits, slowLanes);
+      expect(limits.maxTotal - budget).toBeGreaterThanOrEqual(limits.maxTotal / 2);
+      expect(admit(lane(), { slowActive: budget, slowLanes }, limits)).toBe('start');
+    }
+  });
+});
