@@ -14,6 +14,10 @@ import { planHandoff, type HandoffPlan } from './handoff';
 import type { WebhookClient } from './http/client';
 import type { DeliveryMetrics } from './metrics';
 import { dueAtHeader } from './retry/due-header';
+import { parkingStep, pauseStep } from './retry/schedule';
+
+/** The history entry of a task parked while its destination is disabled. */
+const PAUSED = 'destination_disabled';
 
 export interface DeliveryExecutorOptions {
   catalog: CatalogView;
@@ -45,13 +49,8 @@ export class DeliveryExecutor {
   readonly execute = async (task: DeliveryTask): Promise<void> => {
     const { catalog, metrics, clock } = this.options;
     const destination = catalog.destination(task.destinationId);
-    if (!destination || !destination.enabled) {
-      const reason = destination ? 'destination_disabled' : 'destination_deleted';
-      await this.options.deadLetters.task(task, reason);
-      metrics.deadLettered.inc({ reason });
-      metrics.deliveries.inc({ destination_id: task.destinationId, outcome: 'dead_lettered' });
-      return;
-    }
+    if (!destination) return this.deadLetter(task, 'destination_deleted');
+    if (!destination.enabled) return this.pause(task);
 
     const startedAtMs = clock.now();
     metrics.inFlight.inc();
@@ -102,13 +101,61 @@ export class DeliveryExecutor {
 
   /**
    * Backpressure: hands a task that its destination's lane has no room for to the first delay
-   * topic, unattempted (attempt count and cutoff clock untouched).
+   * topic, unattempted (attempt count untouched). A task that would wait past the cutoff (from its
+   * first attempt, or its receipt if never attempted) is dead-lettered with `retry_cutoff`.
    */
   readonly defer = async (task: DeliveryTask): Promise<void> => {
-    const delayMs = this.options.retryPolicy.scheduleMs[0]!;
-    await this.options.producer.send([this.delayed(task, delayMs, this.options.clock.now() + delayMs)]);
+    const { retryPolicy, clock } = this.options;
+    const delayMs = retryPolicy.scheduleMs[0]!;
+    const dueAtMs = clock.now() + delayMs;
+    if (dueAtMs > (task.firstAttemptAtMs ?? task.receivedAtMs) + retryPolicy.cutoffMs)
+      return this.deadLetter(task, 'retry_cutoff');
+    await this.options.producer.send([this.delayed(task, delayMs, dueAtMs)]);
     this.options.metrics.deliveries.inc({ destination_id: task.destinationId, outcome: 'deferred' });
   };
+
+  /**
+   * A task back from a delay topic before its due time (a Retry-After longer than the last step):
+   * parked again, without an attempt, in the step that brings it closest to that time.
+   */
+  readonly repark = async (task: DeliveryTask): Promise<void> => {
+    const dueAtMs = task.dueAtMs!;
+    const stepMs = parkingStep(this.options.retryPolicy.scheduleMs, this.options.clock.now(), dueAtMs);
+    await this.options.producer.send([this.delayed(task, stepMs, dueAtMs)]);
+    this.options.metrics.deliveries.inc({ destination_id: task.destinationId, outcome: 'deferred' });
+  };
+
+  /**
+   * The destination is disabled: its tasks wait in the delay topics, a step further each time, and
+   * resume once it is enabled again; past the cutoff they are dead-lettered.
+   */
+  private async pause(task: DeliveryTask): Promise<void> {
+    const { retryPolicy, clock } = this.options;
+    const nowMs = clock.now();
+    const pausedTimes = task.history.filter((h) => h.result === 'deferred' && h.error === PAUSED).length;
+    const step = pauseStep({
+      policy: retryPolicy,
+      pausedTimes,
+      startedAtMs: task.firstAttemptAtMs ?? task.receivedAtMs,
+      nowMs,
+    });
+    if (step.kind === 'dead-letter') return this.deadLetter(task, step.reason);
+    const paused: DeliveryTask = {
+      ...task,
+      history: [
+        ...task.history,
+        { atMs: nowMs, durationMs: 0, urlIndex: 0, result: 'deferred', error: PAUSED },
+      ],
+    };
+    await this.options.producer.send([this.delayed(paused, step.delayMs, nowMs + step.delayMs)]);
+    this.options.metrics.deliveries.inc({ destination_id: task.destinationId, outcome: 'deferred' });
+  }
+
+  private async deadLetter(task: DeliveryTask, reason: string): Promise<void> {
+    await this.options.deadLetters.task(task, reason);
+    this.options.metrics.deadLettered.inc({ reason });
+    this.options.metrics.deliveries.inc({ destination_id: task.destinationId, outcome: 'dead_lettered' });
+  }
 
   private gate(destinationId: string): CircuitGate | undefined {
     const { circuits } = this.options;
@@ -154,12 +201,17 @@ export class DeliveryExecutor {
     return messages;
   }
 
+  /**
+   * The task in the delay topic of `delayMs`. The header is when the record is due in that topic
+   * (its records are due in the order they were written); the task's `dueAtMs` is when it may be
+   * attempted, later when a Retry-After is longer than the step.
+   */
   private delayed(task: DeliveryTask, delayMs: number, dueAtMs: number): OutgoingMessage {
     return {
       topic: retryTopic(this.options.topicPrefix, delayMs),
       key: taskKey(task),
       value: encodeTask(this.options.avro, { ...task, dueAtMs }),
-      headers: dueAtHeader(dueAtMs),
+      headers: dueAtHeader(Math.min(dueAtMs, this.options.clock.now() + delayMs)),
     };
   }
 }

@@ -120,6 +120,7 @@ export async function startDeliveryWorker(options: DeliveryWorkerOptions): Promi
     admin: options.admin,
     avro,
     dispatcher,
+    repark: executor.repark,
     deadLetters,
     topicPrefix: options.topicPrefix,
     scheduleMs: retry.scheduleMs,

@@ -130,8 +130,9 @@ describe('catalog admin API', () => {
     expect(destination.settings).toEqual({
       sharedSecretSet: true,
       webhooks: [
-        { url: 'https://example.com/in', headers: { 'X-Api-Key': 'k1' } },
-        { url: 'http://fallback.example.com:8080/in', headers: {} },
+        // circuit: this process delivers, and has not called these URLs yet
+        { url: 'https://example.com/in', headers: { 'X-Api-Key': 'k1' }, circuit: { state: 'closed' } },
+        { url: 'http://fallback.example.com:8080/in', headers: {}, circuit: { state: 'closed' } },
       ],
     });
     expect((await a.call('GET', `/api/v1/destinations/${destination.id}`)).body).toEqual(destination);

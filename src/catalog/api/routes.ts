@@ -143,7 +143,7 @@ export function catalogRoutes({ service, store, circuits }: CatalogRoutesOptions
       },
       handler: async ({ req, res }) => {
         const created = await service.createDestination(await parseBody(req, destinationCreateSchema));
-        sendJson(res, 201, destinationView(created), { location: `${destinations}/${created.id}` });
+        sendJson(res, 201, destinationView(created, circuits), { location: `${destinations}/${created.id}` });
       },
     },
     {
@@ -185,7 +185,11 @@ export function catalogRoutes({ service, store, circuits }: CatalogRoutesOptions
       },
       handler: async (ctx) => {
         const patch = await parseBody(ctx.req, destinationPatchSchema);
-        sendJson(ctx.res, 200, destinationView(await service.updateDestination(ctx.params.id!, patch)));
+        sendJson(
+          ctx.res,
+          200,
+          destinationView(await service.updateDestination(ctx.params.id!, patch), circuits),
+        );
       },
     },
     {

@@ -29,7 +29,9 @@ const circuitSchema = z.object({
   state: z.enum(['closed', 'open', 'half_open']).meta({
     description: 'closed: called; open: skipped after repeated failures; half_open: a few probe requests.',
   }),
-  since: timestamp,
+  since: timestamp
+    .optional()
+    .meta({ description: 'When it entered this state; absent before the first call.' }),
   lastError: z.string().optional().meta({ description: 'The last failure that counted against the URL.' }),
 });
 

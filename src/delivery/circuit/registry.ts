@@ -7,7 +7,8 @@ import { CircuitBreaker, DEFAULT_BREAKER_POLICY, type BreakerPolicy, type Circui
 /** A URL's circuit as the admin API shows it. */
 export interface CircuitView {
   state: CircuitState;
-  since: string;
+  /** Absent for a URL this process never called. */
+  since?: string;
   lastError?: string;
 }
 
@@ -89,7 +90,7 @@ export class CircuitRegistry {
     const nowMs = this.options.clock.now();
     return urls.map((url) => {
       const entry = this.entries.get(key(destinationId, url));
-      if (!entry) return { state: 'closed', since: new Date(0).toISOString() };
+      if (!entry) return { state: 'closed' };
       const { state, sinceMs, lastError } = entry.breaker.view(nowMs);
       return { state, since: new Date(sinceMs).toISOString(), ...(lastError && { lastError }) };
     });

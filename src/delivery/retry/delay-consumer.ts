@@ -6,6 +6,7 @@ import { ConcurrentConsumer } from '../../kafka/consumer';
 import { retryTopic } from '../../kafka/topics';
 import type { Logger } from '../../observability/logger';
 import type { DeadLetterWriter } from '../../records/dead-letter';
+import type { DeliveryTask } from '../../records/delivery-task';
 import type { Dispatcher } from '../dispatcher';
 import { taskHandler } from '../task-handler';
 import { dueAtOf } from './due-header';
@@ -15,6 +16,8 @@ export interface DelayConsumerOptions {
   admin: Admin;
   avro: AvroCodec;
   dispatcher: Dispatcher;
+  /** Parks a task again that came back before its due time (see DeliveryExecutor.repark). */
+  repark: (task: DeliveryTask) => Promise<void>;
   deadLetters: DeadLetterWriter;
   topicPrefix: string;
   /** The configured schedule: one delay topic per step. */
@@ -61,6 +64,7 @@ export async function startDelayConsumer(options: DelayConsumerOptions): Promise
       logger,
       handle: async (task, consumed) => {
         const dueAtMs = task.dueAtMs ?? dueAtOf(consumed.message) ?? clock.now();
+        if (dueAtMs > clock.now()) return options.repark(task); // a Retry-After beyond this step
         const tier = consumed.topic.slice(prefix.length);
         // Observed when the attempt starts, so time spent waiting in a busy lane counts too.
         await dispatcher.submit(task, () =>

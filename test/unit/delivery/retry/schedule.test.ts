@@ -3,7 +3,7 @@ import {
   DEFAULT_RETRY_SCHEDULE_MS,
   scheduleProblem,
 } from '../../../../src/config/retry';
-import { nextRetry } from '../../../../src/delivery/retry/schedule';
+import { nextRetry, parkingStep, pauseStep } from '../../../../src/delivery/retry/schedule';
 import { formatDelay, retryTopic } from '../../../../src/kafka/topics';
 
 const policy = { scheduleMs: DEFAULT_RETRY_SCHEDULE_MS, cutoffMs: DEFAULT_RETRY_CUTOFF_MS };
@@ -32,26 +32,33 @@ describe('nextRetry with the default policy', () => {
     [5 * S, 10 * S, 0], // shorter than the schedule: the schedule wins
     [30 * S, 1 * M, 1], // rounded up to the next tier: never early
     [5 * M, 5 * M, 2],
-    [2 * H, 1 * H, 4], // clamped to the last tier
+    [2 * H, 1 * H, 4], // longer than the last step: that step, then parked again (dueAtMs)
   ])(
-    'honours Retry-After %ims on a first failure as a %ims wait (tier %i)',
+    'honours Retry-After %ims on a first failure in the %ims step (tier %i)',
     (retryAfterMs, delayMs, tier) => {
       expect(nextRetry({ policy, attempts: 1, firstAttemptAtMs: 0, nowMs: 0, retryAfterMs })).toEqual({
         kind: 'retry',
         delayMs,
-        dueAtMs: delayMs,
+        dueAtMs: Math.max(delayMs, retryAfterMs),
         tier,
       });
     },
   );
 
-  it('dead-letters when a Retry-After wait would pass the cutoff', () => {
+  it('dead-letters when a Retry-After wait would pass the cutoff, saying so', () => {
     expect(
       nextRetry({ policy, attempts: 2, firstAttemptAtMs: 0, nowMs: 3 * H + 30 * M, retryAfterMs: H }),
-    ).toEqual({
+    ).toEqual({ kind: 'dead-letter', reason: 'retry_after_beyond_cutoff' });
+    expect(nextRetry({ policy, attempts: 1, firstAttemptAtMs: 0, nowMs: 0, retryAfterMs: 5 * H })).toEqual({
       kind: 'dead-letter',
-      reason: 'retry_cutoff',
+      reason: 'retry_after_beyond_cutoff',
     });
+  });
+
+  it('dead-letters at the cutoff when the schedule, not Retry-After, would pass it', () => {
+    expect(
+      nextRetry({ policy, attempts: 6, firstAttemptAtMs: 0, nowMs: 3 * H + 30 * M, retryAfterMs: 10 * S }),
+    ).toEqual({ kind: 'dead-letter', reason: 'retry_cutoff' });
   });
 
   it('runs a scaled-down policy the same way', () => {
@@ -90,4 +97,33 @@ describe('delay topics', () => {
 
   it('accepts the default schedule', () =>
     expect(scheduleProblem(DEFAULT_RETRY_SCHEDULE_MS)).toBeUndefined());
+});
+
+describe('parkingStep', () => {
+  it.each([
+    [3 * H, 1 * H], // the longest step that does not pass the due time
+    [45 * M, 20 * M],
+    [90 * S, 1 * M],
+    [2 * S, 10 * S], // shorter than every step: the shortest (late, never early)
+  ])('parks a task due in %ims in the %ims step', (remainingMs, step) => {
+    expect(parkingStep(DEFAULT_RETRY_SCHEDULE_MS, 1_000, 1_000 + remainingMs)).toBe(step);
+  });
+});
+
+describe('pauseStep (destination disabled)', () => {
+  it.each([
+    [0, 10 * S],
+    [1, 1 * M],
+    [4, 1 * H],
+    [9, 1 * H],
+  ])('parked %i times before: waits %ims', (pausedTimes, delayMs) => {
+    expect(pauseStep({ policy, pausedTimes, startedAtMs: 0, nowMs: 0 })).toEqual({ kind: 'park', delayMs });
+  });
+
+  it('dead-letters once the pause would pass the cutoff', () => {
+    expect(pauseStep({ policy, pausedTimes: 5, startedAtMs: 0, nowMs: 3 * H + 30 * M })).toEqual({
+      kind: 'dead-letter',
+      reason: 'destination_disabled',
+    });
+  });
 });
