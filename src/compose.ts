@@ -20,6 +20,7 @@ import { createKafka, producerSettings } from './kafka/client';
 import { ensureTopics, topicNames, type TopicNames } from './kafka/topics';
 import { createLogger, type Logger } from './observability/logger';
 import { createMetricsRegistry } from './observability/metrics';
+import { createAddressPolicy } from './security/address-policy';
 import { startOperations, type Operations } from './operations';
 import { EventCodec } from './records/event';
 import { createEventRouter, startRouter, type RouterRole } from './routing/role';
@@ -117,6 +118,8 @@ export async function startApp(options: AppOptions): Promise<App> {
     });
     const avro = await AvroCodec.create({ registry, schemas: loadSchemaFiles(defaultSchemaDir()), logger });
     const events = new EventCodec(avro);
+    // The SSRF guard: one policy for URLs at the door (catalog) and addresses at delivery (worker).
+    const addressPolicy = createAddressPolicy({ allowedNetworks: config.security.allowedNetworks });
     const catalog = await startCatalog({
       kafka,
       admin: connectedAdmin,
@@ -126,6 +129,7 @@ export async function startApp(options: AppOptions): Promise<App> {
       logger,
       clock,
       metrics,
+      addressPolicy,
       ackTimeoutMs: config.kafka.ackTimeoutMs,
     });
     lifecycle.onStop('catalog', () => catalog.stop());

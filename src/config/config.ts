@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { ConfigError } from '../core/errors';
 import { DEFAULT_RETRY_CUTOFF_MS, DEFAULT_RETRY_SCHEDULE_MS, scheduleProblem } from './retry';
 import { envBool, envBrokers, envDurationMs, envInt, envString, envUrl, parseDurationMs } from './env';
+import { parseNetworks } from '../security/address-policy';
 
 export const ROLES = ['ingest', 'router', 'worker'] as const;
 export type Role = (typeof ROLES)[number];
@@ -109,6 +110,22 @@ const schema = z.object({
   /** No attempt is scheduled later than this after the first one; the task is dead-lettered instead. */
   HOOKLINE_RETRY_CUTOFF: envDurationMs().default(DEFAULT_RETRY_CUTOFF_MS),
 
+  /**
+   * SSRF guard exceptions: comma-separated CIDRs (e.g. `127.0.0.0/8,10.1.0.0/16`) that webhook
+   * URLs may reach although they are loopback, private, link-local, ... Empty or unset = none.
+   */
+  HOOKLINE_ALLOWED_NETWORKS: z.preprocess(
+    (v) => (v === undefined ? '' : v),
+    z.string().transform((value, ctx) => {
+      const parsed = parseNetworks(value);
+      if ('problem' in parsed) {
+        ctx.addIssue({ code: 'custom', message: parsed.problem });
+        return z.NEVER;
+      }
+      return parsed.networks;
+    }),
+  ),
+
   // --- Operations ---
   /** The attempt index (GET .../attempts) starts this far back in `<prefix>.attempts`. */
   HOOKLINE_ATTEMPT_INDEX_WINDOW: envDurationMs().default(86_400_000),
@@ -146,6 +163,7 @@ export interface Config {
     destinationQueue: number;
   };
   retry: { scheduleMs: number[]; cutoffMs: number };
+  security: { allowedNetworks: string[] };
   operations: { attemptIndexWindowMs: number; attemptsPerDestination: number };
 }
 
@@ -209,6 +227,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       destinationQueue: c.HOOKLINE_DESTINATION_QUEUE,
     },
     retry: { scheduleMs: c.HOOKLINE_RETRY_SCHEDULE, cutoffMs: c.HOOKLINE_RETRY_CUTOFF },
+    security: { allowedNetworks: c.HOOKLINE_ALLOWED_NETWORKS },
     operations: {
       attemptIndexWindowMs: c.HOOKLINE_ATTEMPT_INDEX_WINDOW,
       attemptsPerDestination: c.HOOKLINE_ATTEMPT_INDEX_PER_DESTINATION,

@@ -31,8 +31,15 @@ export function uniquePrefix(): string {
 }
 
 /**
+ * The SSRF guard's exceptions tests need: receivers listen on 127.0.0.1, and `localhost` may
+ * also resolve to ::1 (every address a name resolves to must be allowed).
+ */
+export const LOOPBACK_NETWORKS = '127.0.0.0/8,::1/128';
+
+/**
  * Starts a whole Hookline process in the test, on the real cluster, with its own topic prefix
- * (so tests sharing a cluster never see each other's records), HTTP on 127.0.0.1:0.
+ * (so tests sharing a cluster never see each other's records), HTTP on 127.0.0.1:0. Loopback is
+ * allowed by the SSRF guard (LOOPBACK_NETWORKS) unless `env` sets HOOKLINE_ALLOWED_NETWORKS.
  */
 export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
   const prefix = env.HOOKLINE_TOPIC_PREFIX ?? uniquePrefix();
@@ -45,6 +52,7 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     HOOKLINE_ADMIN_TOKEN: ADMIN_TOKEN,
     HOOKLINE_TOPIC_PARTITIONS: '3',
     HOOKLINE_LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    HOOKLINE_ALLOWED_NETWORKS: LOOPBACK_NETWORKS,
     ...env,
     HOOKLINE_TOPIC_PREFIX: prefix,
   });

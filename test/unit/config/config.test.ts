@@ -37,6 +37,8 @@ describe('loadConfig', () => {
     [{ HOOKLINE_RETRY_SCHEDULE: '10s,1m,30s' }, 'HOOKLINE_RETRY_SCHEDULE'],
     [{ HOOKLINE_RETRY_SCHEDULE: '10s,often' }, 'HOOKLINE_RETRY_SCHEDULE'],
     [{ HOOKLINE_RETRY_CUTOFF: '4 hours' }, 'HOOKLINE_RETRY_CUTOFF'],
+    [{ HOOKLINE_ALLOWED_NETWORKS: '127.0.0.0/8,localhost' }, 'HOOKLINE_ALLOWED_NETWORKS'],
+    [{ HOOKLINE_ALLOWED_NETWORKS: '10.0.0.0/33' }, 'HOOKLINE_ALLOWED_NETWORKS'],
   ])('rejects %j naming %s', (env, key) => {
     let error: unknown;
     try {
@@ -48,6 +50,19 @@ describe('loadConfig', () => {
     expect((error as ConfigError).key).toBe(key);
     expect((error as ConfigError).message.startsWith(`${key}: `)).toBe(true);
     expect((error as ConfigError).message).not.toContain('\n');
+  });
+
+  it('has no allowed networks by default', () => {
+    const config = loadConfig({});
+    expect(config.security).toEqual({ allowedNetworks: [] });
+    expect(loadConfig({ HOOKLINE_ALLOWED_NETWORKS: '' }).security.allowedNetworks).toEqual([]);
+  });
+
+  it('reads allowed networks, normalised', () => {
+    expect(
+      loadConfig({ HOOKLINE_ALLOWED_NETWORKS: ' 127.0.0.0/8, 10.1.0.0/16,fd00::/8 ' }).security
+        .allowedNetworks,
+    ).toEqual(['127.0.0.0/8', '10.1.0.0/16', 'fd00::/8']);
   });
 
   it('reads a scaled-down retry policy', () => {
