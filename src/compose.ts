@@ -224,6 +224,7 @@ export async function startApp(options: AppOptions): Promise<App> {
           topics,
           delivery: config.delivery,
           retry: config.retry,
+          addressPolicy,
           sessionTimeoutMs: config.kafka.sessionTimeoutMs,
           metrics,
           clock,
