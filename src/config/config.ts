@@ -17,6 +17,13 @@ const schema = z.object({
   HOOKLINE_HTTP_PORT: envInt({ min: 0, max: 65_535 }).default(8080),
   /** Interface to bind. */
   HOOKLINE_HTTP_HOST: envString().default('0.0.0.0'),
+  /**
+   * Port of a separate HTTP server for the admin API (/api/v1/*). When set, the main port no
+   * longer serves /api/v1/*. Unset: the admin API is on the main port.
+   */
+  HOOKLINE_ADMIN_PORT: envInt({ min: 0, max: 65_535 }).optional(),
+  /** Interface the admin port binds (only with HOOKLINE_ADMIN_PORT). Default: HOOKLINE_HTTP_HOST. */
+  HOOKLINE_ADMIN_HOST: envString().optional(),
   /** Which roles this process runs; all by default. */
   HOOKLINE_ROLES: z
     .preprocess(
@@ -140,6 +147,8 @@ type RawConfig = z.output<typeof schema>;
 
 export interface Config {
   http: { port: number; host: string };
+  /** The admin API's own server; undefined: the admin API is on the main port. */
+  adminHttp: { port: number; host: string } | undefined;
   roles: Role[];
   adminToken: string | undefined;
   logLevel: RawConfig['HOOKLINE_LOG_LEVEL'];
@@ -191,6 +200,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   return {
     http: { port: c.HOOKLINE_HTTP_PORT, host: c.HOOKLINE_HTTP_HOST },
+    adminHttp:
+      c.HOOKLINE_ADMIN_PORT === undefined
+        ? undefined
+        : { port: c.HOOKLINE_ADMIN_PORT, host: c.HOOKLINE_ADMIN_HOST ?? c.HOOKLINE_HTTP_HOST },
     roles: c.HOOKLINE_ROLES,
     adminToken: c.HOOKLINE_ADMIN_TOKEN,
     logLevel: c.HOOKLINE_LOG_LEVEL,

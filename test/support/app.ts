@@ -9,6 +9,8 @@ export interface TestApp {
   /** Topic prefix of this test's private set of topics. */
   prefix: string;
   baseUrl: string;
+  /** Where the admin API answers: baseUrl, or the admin port's URL when HOOKLINE_ADMIN_PORT is set. */
+  adminUrl: string;
   /** Calls the admin API with the test token; returns status and parsed JSON body. */
   admin<T = Record<string, unknown>>(
     method: string,
@@ -58,12 +60,14 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
   });
   const app = await startApp({ config, cluster });
   const baseUrl = `http://127.0.0.1:${app.httpPort}`;
+  const adminUrl = app.adminPort === undefined ? baseUrl : `http://127.0.0.1:${app.adminPort}`;
   return {
     app,
     prefix,
     baseUrl,
+    adminUrl,
     admin: async <T>(method: string, path: string, body?: unknown) => {
-      const res = await fetch(`${baseUrl}${path}`, {
+      const res = await fetch(`${adminUrl}${path}`, {
         method,
         headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
         body: body === undefined ? undefined : JSON.stringify(body),
