@@ -20,6 +20,7 @@ import { createKafka, producerSettings } from './kafka/client';
 import { ensureTopics, topicNames, type TopicNames } from './kafka/topics';
 import { createLogger, type Logger } from './observability/logger';
 import { createMetricsRegistry } from './observability/metrics';
+import { createAddressPolicy } from './security/address-policy';
 import { startOperations, type Operations } from './operations';
 import { EventCodec } from './records/event';
 import { createEventRouter, startRouter, type RouterRole } from './routing/role';
@@ -54,13 +55,15 @@ export interface App {
   roles: { producer: BatchingProducer; router?: RouterRole; worker?: DeliveryWorker; operations: Operations };
   /** Bound HTTP port. */
   httpPort: number;
+  /** Bound port of the admin API's own server (HOOKLINE_ADMIN_PORT); undefined: on httpPort. */
+  adminPort: number | undefined;
   stop(): Promise<void>;
 }
 
 /**
  * The composition root: builds config's clients and stores, then each role with exactly what it
  * uses, mounts every HTTP route, and tears everything down in reverse order on stop. Stop order:
- * worker, router, operations, producer, catalog, Kafka admin, HTTP server.
+ * worker, router, operations, producer, catalog, Kafka admin, HTTP servers.
  */
 export async function startApp(options: AppOptions): Promise<App> {
   const { config, cluster } = options;
@@ -80,10 +83,16 @@ export async function startApp(options: AppOptions): Promise<App> {
     { name: 'schemaRegistry', check: () => registryAnswers(cluster.schemaRegistryUrl, config.registry) },
   ];
   const http = createHttpServer({ ...config.http, router, metrics, readiness, logger });
+  // With HOOKLINE_ADMIN_PORT, the admin API is served only by a server of its own (plus /healthz).
+  const adminRouter = config.adminHttp ? new Router() : router;
+  const adminHttp =
+    config.adminHttp && createHttpServer({ ...config.adminHttp, router: adminRouter, logger });
 
   try {
     const httpPort = await http.listen();
     lifecycle.onStop('http', () => http.close());
+    const adminPort = await adminHttp?.listen();
+    if (adminHttp) lifecycle.onStop('admin-http', () => adminHttp.close());
 
     // --- clients and shared stores ---
     const kafka = createKafka({
@@ -117,6 +126,8 @@ export async function startApp(options: AppOptions): Promise<App> {
     });
     const avro = await AvroCodec.create({ registry, schemas: loadSchemaFiles(defaultSchemaDir()), logger });
     const events = new EventCodec(avro);
+    // The SSRF guard: one policy for URLs at the door (catalog) and addresses at delivery (worker).
+    const addressPolicy = createAddressPolicy({ allowedNetworks: config.security.allowedNetworks });
     const catalog = await startCatalog({
       kafka,
       admin: connectedAdmin,
@@ -126,6 +137,7 @@ export async function startApp(options: AppOptions): Promise<App> {
       logger,
       clock,
       metrics,
+      addressPolicy,
       ackTimeoutMs: config.kafka.ackTimeoutMs,
     });
     lifecycle.onStop('catalog', () => catalog.stop());
@@ -221,6 +233,7 @@ export async function startApp(options: AppOptions): Promise<App> {
           topics,
           delivery: config.delivery,
           retry: config.retry,
+          addressPolicy,
           sessionTimeoutMs: config.kafka.sessionTimeoutMs,
           metrics,
           clock,
@@ -231,7 +244,7 @@ export async function startApp(options: AppOptions): Promise<App> {
 
     // --- the admin API, every stage's routes in one place ---
     mountAdminApi({
-      router,
+      router: adminRouter,
       adminToken: config.adminToken,
       logger,
       groups: [
@@ -250,11 +263,12 @@ export async function startApp(options: AppOptions): Promise<App> {
     });
 
     started = true;
-    logger.info({ port: httpPort, roles: config.roles }, 'hookline started');
+    logger.info({ port: httpPort, adminPort, roles: config.roles }, 'hookline started');
     return {
       parts: { config, metrics, kafka, admin: connectedAdmin, avro, events, catalog: catalog.store, topics },
       roles: { producer, router: routerRole, worker, operations },
       httpPort,
+      adminPort,
       stop: () => lifecycle.stop(),
     };
   } catch (err) {

@@ -69,12 +69,20 @@ export async function run(options: RunOptions): Promise<void> {
     await cluster.stop();
     process.exit(1);
   }
-  const base = `http://${config.http.host === '0.0.0.0' ? '127.0.0.1' : config.http.host}:${app.httpPort}`;
+  const urlOf = (host: string, port: number) => `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`;
+  const base = urlOf(config.http.host, app.httpPort);
+  const adminLine =
+    config.adminHttp && app.adminPort !== undefined
+      ? [
+          `  HTTP API        ${base}   (tracking /v1/*, /healthz, /readyz, /metrics)`,
+          `  Admin API       ${urlOf(config.adminHttp.host, app.adminPort)}   (/api/v1/*)`,
+        ]
+      : [`  HTTP API        ${base}   (tracking /v1/*, admin /api/v1/*, /healthz, /readyz, /metrics)`];
   process.stdout.write(
     [
       '',
       `Hookline is up (${cluster.kind} cluster).`,
-      `  HTTP API        ${base}   (tracking /v1/*, admin /api/v1/*, /healthz, /readyz, /metrics)`,
+      ...adminLine,
       `  Kafka brokers   ${cluster.kafkaBrokers.join(',')}`,
       `  Schema registry ${cluster.schemaRegistryUrl}`,
       '',

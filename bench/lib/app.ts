@@ -17,8 +17,10 @@ export interface BenchApp extends TestApp {
 
 /**
  * Starts Hookline in this process (startApp through the integration tests' helper), with a fresh
- * topic prefix `bench-<scenario>-<random>`, HOOKLINE_LOG_LEVEL=warn and the production defaults
- * otherwise (6 partitions, 5 s delivery timeout, worker concurrency 1,000, 50 per destination).
+ * topic prefix `bench-<scenario>-<random>`, HOOKLINE_LOG_LEVEL=warn, loopback allowed by the SSRF
+ * guard (startTestApp's HOOKLINE_ALLOWED_NETWORKS: the harness's receivers listen on 127.0.0.1) and
+ * the production defaults otherwise (6 partitions, 5 s delivery timeout, worker concurrency 1,000,
+ * 50 per destination).
  * It creates its topics itself; `stop()` stops it and deletes them.
  */
 export async function startBenchApp(

@@ -1,4 +1,5 @@
 import { HooklineError, ReadLagError } from '../core/errors';
+import { BLOCK_REASON_TEXT, type BlockReason } from '../security/address-policy';
 
 export type EntityKind = 'source' | 'destination';
 
@@ -21,6 +22,24 @@ export class UnknownSourceError extends HooklineError {
   readonly code = 'unknown_source';
   constructor(readonly sourceId: string) {
     super(`source ${sourceId} does not exist`);
+  }
+}
+
+/**
+ * A webhook URL names an IP address the SSRF guard refuses (loopback, private, metadata, ...).
+ * The message names the kind of address, never the URL (it may carry credentials).
+ */
+export class BlockedWebhookUrlError extends HooklineError {
+  readonly retriable = false;
+  readonly code = 'webhook_url_blocked';
+  constructor(
+    readonly urlIndex: number,
+    readonly reason: BlockReason,
+  ) {
+    super(
+      `the URL's host is ${BLOCK_REASON_TEXT[reason]}: Hookline does not deliver to internal networks ` +
+        '(an operator can allow some with HOOKLINE_ALLOWED_NETWORKS)',
+    );
   }
 }
 

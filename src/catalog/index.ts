@@ -3,6 +3,7 @@ import type { Registry } from 'prom-client';
 import type { AvroCodec } from '../avro/codec';
 import type { Clock } from '../core/clock';
 import type { Logger } from '../observability/logger';
+import type { AddressPolicy } from '../security/address-policy';
 import { withDeadline } from '../core/deadline';
 import { CatalogLagError } from './errors';
 import { startMaterialiser, type Materialiser } from './materialiser';
@@ -36,6 +37,8 @@ export interface CatalogOptions {
   logger: Logger;
   clock: Clock;
   metrics?: Registry;
+  /** Refuses webhook URLs naming blocked IP addresses (the SSRF guard). Default: strict, no exceptions. */
+  addressPolicy?: AddressPolicy;
   /** How long a catalog write may wait for acks=all. Default 10 s. */
   ackTimeoutMs?: number;
   /** How long a write then waits to be applied locally (read-your-writes). Default 5 s. */
@@ -89,7 +92,7 @@ export async function startCatalog(options: CatalogOptions): Promise<Catalog> {
     await writer.stop();
     throw err;
   }
-  const service = new CatalogService({ store, writer, logger, clock });
+  const service = new CatalogService({ store, writer, logger, clock, addressPolicy: options.addressPolicy });
   return {
     store,
     service,

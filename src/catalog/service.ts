@@ -1,6 +1,7 @@
 import { systemClock, type Clock } from '../core/clock';
 import type { Logger } from '../observability/logger';
 import {
+  BlockedWebhookUrlError,
   CatalogNotFoundError,
   CatalogNotReadyError,
   SourceHasDestinationsError,
@@ -10,6 +11,7 @@ import { hashWriteKey, newDestinationId, newSourceId, newWriteKey, writeKeyPrefi
 import type { Destination, DestinationSettings, Source } from '../records/catalog-model';
 import type { CatalogEntity } from '../records/catalog';
 import type { CatalogStore } from './store';
+import { createAddressPolicy, literalAddress, type AddressPolicy } from '../security/address-policy';
 import type { DestinationCreate, DestinationPatch, SourceCreate, SourcePatch } from './validation';
 
 /** The write side the service needs; CatalogWriter in production. */
@@ -23,6 +25,11 @@ export interface CatalogServiceOptions {
   writer: CatalogWrites;
   logger: Logger;
   clock?: Clock;
+  /**
+   * Refuses webhook URLs whose host is a blocked IP address. Default: the strict policy (no
+   * allowed networks). Host names are not resolved here: delivery checks what they resolve to.
+   */
+  addressPolicy?: AddressPolicy;
 }
 
 /**
@@ -36,6 +43,7 @@ export class CatalogService {
   private readonly writer: CatalogWrites;
   private readonly logger: Logger;
   private readonly clock: Clock;
+  private readonly addressPolicy: AddressPolicy;
   private queue: Promise<unknown> = Promise.resolve();
 
   constructor(options: CatalogServiceOptions) {
@@ -43,6 +51,7 @@ export class CatalogService {
     this.writer = options.writer;
     this.logger = options.logger.child({ component: 'catalog' });
     this.clock = options.clock ?? systemClock;
+    this.addressPolicy = options.addressPolicy ?? createAddressPolicy();
   }
 
   /** Creates a source with a new write key; the key is returned here and never again. */
@@ -95,6 +104,7 @@ export class CatalogService {
   createDestination(input: DestinationCreate): Promise<Destination> {
     return this.serialised(async () => {
       if (!this.store.source(input.sourceId)) throw new UnknownSourceError(input.sourceId);
+      this.checkAddresses(input.settings.webhooks);
       const now = this.now();
       const destination: Destination = {
         id: newDestinationId(),
@@ -118,6 +128,7 @@ export class CatalogService {
     return this.serialised(async () => {
       const current = this.existingDestination(id);
       const { settings: settingsPatch, ...fields } = patch;
+      if (settingsPatch?.webhooks) this.checkAddresses(settingsPatch.webhooks);
       const secret =
         settingsPatch?.sharedSecret === undefined
           ? current.settings.sharedSecret
@@ -171,6 +182,15 @@ export class CatalogService {
       await this.writer.remove(id);
       this.logger.info({ destinationId: id, sourceId: current.sourceId }, 'destination deleted');
     });
+  }
+
+  /** The SSRF guard at the door: a URL naming a blocked IP address is refused when configured. */
+  private checkAddresses(webhooks: { url: string }[]): void {
+    for (const [urlIndex, { url }] of webhooks.entries()) {
+      const address = literalAddress(url);
+      const verdict = address === undefined ? undefined : this.addressPolicy.check(address);
+      if (verdict && !verdict.allowed) throw new BlockedWebhookUrlError(urlIndex, verdict.reason);
+    }
   }
 
   private existingSource(id: string): Source {

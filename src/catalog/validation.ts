@@ -55,7 +55,12 @@ const webhookUrl = z
     }
     return url.href;
   })
-  .meta({ description: 'Absolute http or https URL (stored normalised).', format: 'uri' });
+  .meta({
+    description:
+      'Absolute http or https URL (stored normalised). A host that is an internal IP address (loopback, ' +
+      'private, link-local, ...) is refused with 400, and a name that resolves to one is refused at delivery.',
+    format: 'uri',
+  });
 
 const headers = z
   .record(z.string(), z.string())

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { ConfigError } from '../core/errors';
 import { DEFAULT_RETRY_CUTOFF_MS, DEFAULT_RETRY_SCHEDULE_MS, scheduleProblem } from './retry';
 import { envBool, envBrokers, envDurationMs, envInt, envString, envUrl, parseDurationMs } from './env';
+import { parseNetworks } from '../security/address-policy';
 
 export const ROLES = ['ingest', 'router', 'worker'] as const;
 export type Role = (typeof ROLES)[number];
@@ -16,6 +17,13 @@ const schema = z.object({
   HOOKLINE_HTTP_PORT: envInt({ min: 0, max: 65_535 }).default(8080),
   /** Interface to bind. */
   HOOKLINE_HTTP_HOST: envString().default('0.0.0.0'),
+  /**
+   * Port of a separate HTTP server for the admin API (/api/v1/*). When set, the main port no
+   * longer serves /api/v1/*. Unset: the admin API is on the main port.
+   */
+  HOOKLINE_ADMIN_PORT: envInt({ min: 0, max: 65_535 }).optional(),
+  /** Interface the admin port binds (only with HOOKLINE_ADMIN_PORT). Default: HOOKLINE_HTTP_HOST. */
+  HOOKLINE_ADMIN_HOST: envString().optional(),
   /** Which roles this process runs; all by default. */
   HOOKLINE_ROLES: z
     .preprocess(
@@ -109,6 +117,22 @@ const schema = z.object({
   /** No attempt is scheduled later than this after the first one; the task is dead-lettered instead. */
   HOOKLINE_RETRY_CUTOFF: envDurationMs().default(DEFAULT_RETRY_CUTOFF_MS),
 
+  /**
+   * SSRF guard exceptions: comma-separated CIDRs (e.g. `127.0.0.0/8,10.1.0.0/16`) that webhook
+   * URLs may reach although they are loopback, private, link-local, ... Empty or unset = none.
+   */
+  HOOKLINE_ALLOWED_NETWORKS: z.preprocess(
+    (v) => (v === undefined ? '' : v),
+    z.string().transform((value, ctx) => {
+      const parsed = parseNetworks(value);
+      if ('problem' in parsed) {
+        ctx.addIssue({ code: 'custom', message: parsed.problem });
+        return z.NEVER;
+      }
+      return parsed.networks;
+    }),
+  ),
+
   // --- Operations ---
   /** The attempt index (GET .../attempts) starts this far back in `<prefix>.attempts`. */
   HOOKLINE_ATTEMPT_INDEX_WINDOW: envDurationMs().default(86_400_000),
@@ -123,6 +147,8 @@ type RawConfig = z.output<typeof schema>;
 
 export interface Config {
   http: { port: number; host: string };
+  /** The admin API's own server; undefined: the admin API is on the main port. */
+  adminHttp: { port: number; host: string } | undefined;
   roles: Role[];
   adminToken: string | undefined;
   logLevel: RawConfig['HOOKLINE_LOG_LEVEL'];
@@ -146,6 +172,7 @@ export interface Config {
     destinationQueue: number;
   };
   retry: { scheduleMs: number[]; cutoffMs: number };
+  security: { allowedNetworks: string[] };
   operations: { attemptIndexWindowMs: number; attemptsPerDestination: number };
 }
 
@@ -173,6 +200,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   return {
     http: { port: c.HOOKLINE_HTTP_PORT, host: c.HOOKLINE_HTTP_HOST },
+    adminHttp:
+      c.HOOKLINE_ADMIN_PORT === undefined
+        ? undefined
+        : { port: c.HOOKLINE_ADMIN_PORT, host: c.HOOKLINE_ADMIN_HOST ?? c.HOOKLINE_HTTP_HOST },
     roles: c.HOOKLINE_ROLES,
     adminToken: c.HOOKLINE_ADMIN_TOKEN,
     logLevel: c.HOOKLINE_LOG_LEVEL,
@@ -209,6 +240,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       destinationQueue: c.HOOKLINE_DESTINATION_QUEUE,
     },
     retry: { scheduleMs: c.HOOKLINE_RETRY_SCHEDULE, cutoffMs: c.HOOKLINE_RETRY_CUTOFF },
+    security: { allowedNetworks: c.HOOKLINE_ALLOWED_NETWORKS },
     operations: {
       attemptIndexWindowMs: c.HOOKLINE_ATTEMPT_INDEX_WINDOW,
       attemptsPerDestination: c.HOOKLINE_ATTEMPT_INDEX_PER_DESTINATION,

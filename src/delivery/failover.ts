@@ -1,7 +1,7 @@
 import type { Destination } from '../records/catalog-model';
 import { systemClock, type Clock } from '../core/clock';
 import { silentLogger, type Logger } from '../observability/logger';
-import { classifyStatus, type Classification, type HttpResult } from './http/classify';
+import { BLOCKED_ADDRESS, classifyStatus, type Classification, type HttpResult } from './http/classify';
 import { requestHeaders } from './http/headers';
 import type { HttpAttempt, WebhookClient } from './http/client';
 import { signatureFor } from './http/signing';
@@ -53,7 +53,8 @@ export interface DeliverOptions {
  * Logs one line per URL attempt, `delivery.attempted` (info on success, warn otherwise), with
  * urlIndex, urlHost (host[:port] only: paths and query strings may hold tokens), status (when
  * there was a response), result, retriable, durationMs and error (transport failures), plus
- * `logFields`. Never the URL's path or query, headers, the body or the secret.
+ * `logFields`. Never the URL's path or query, headers, the body or the secret. A URL refused by
+ * the SSRF guard (`blocked_address`) is logged with its urlIndex only: not even its host.
  */
 export async function deliverToDestination(options: DeliverOptions): Promise<DeliveryOutcome> {
   const { client, payload } = options;
@@ -109,6 +110,10 @@ function summarise(http: HttpAttempt, urlIndex: number, atMs: number) {
     };
     return { attempt, classification };
   }
+  if (http.kind === 'blocked') {
+    const attempt: UrlAttempt = { atMs, urlIndex, result: 'blocked_address', durationMs: http.durationMs };
+    return { attempt, classification: BLOCKED_ADDRESS };
+  }
   const classification: Classification = { result: http.result, retriable: http.retriable };
   const attempt: UrlAttempt = {
     atMs,
@@ -123,7 +128,7 @@ function summarise(http: HttpAttempt, urlIndex: number, atMs: number) {
 function logAttempt(logger: Logger, attempt: UrlAttempt, classification: Classification, url: string): void {
   const line = {
     urlIndex: attempt.urlIndex,
-    urlHost: hostOf(url),
+    ...(attempt.result !== 'blocked_address' && { urlHost: hostOf(url) }),
     ...(attempt.status !== undefined && { status: attempt.status }),
     result: attempt.result,
     retriable: classification.retriable,

@@ -10,7 +10,7 @@ export function createDeliveryMetrics(registry: Registry) {
     }),
     attempts: new Counter<'destination_id' | 'result'>({
       name: 'hookline_delivery_attempts_total',
-      help: 'HTTP requests to destination URLs by result: success, http_4xx, http_5xx, timeout, connection, tls.',
+      help: 'HTTP requests to destination URLs by result: success, http_4xx, http_5xx, timeout, connection, tls, blocked_address (refused by the SSRF guard, never sent).',
       labelNames: ['destination_id', 'result'],
       registers: [registry],
     }),

@@ -7,6 +7,7 @@ import type { BatchingProducer } from '../kafka/batching-producer';
 import { ConcurrentConsumer } from '../kafka/consumer';
 import type { Logger } from '../observability/logger';
 import type { CatalogView } from '../records/catalog-model';
+import type { AddressPolicy } from '../security/address-policy';
 import { DeadLetterWriter } from '../records/dead-letter';
 import { CircuitRegistry } from './circuit/registry';
 import { Dispatcher } from './dispatcher';
@@ -41,6 +42,8 @@ export interface DeliveryWorkerOptions {
     destinationQueue: number;
   };
   retry: RetryPolicy;
+  /** The SSRF guard: which addresses webhook requests may connect to. */
+  addressPolicy: AddressPolicy;
   sessionTimeoutMs: number;
   metrics: Registry;
   clock: Clock;
@@ -67,6 +70,7 @@ export async function startDeliveryWorker(options: DeliveryWorkerOptions): Promi
   const client = createWebhookClient({
     timeoutMs: delivery.timeoutMs,
     maxSocketsPerOrigin: delivery.destinationConcurrency,
+    addressPolicy: options.addressPolicy,
     logger,
     clock,
   });

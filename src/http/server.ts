@@ -15,8 +15,10 @@ export interface HttpServerOptions {
   host: string;
   port: number;
   router: Router;
-  metrics: Registry;
-  readiness: ReadinessCheck[];
+  /** Serves `/metrics` when given. */
+  metrics?: Registry;
+  /** Serves `/readyz` when given. */
+  readiness?: ReadinessCheck[];
   logger: Logger;
   /** Per-check deadline for /readyz. */
   readinessTimeoutMs?: number;
@@ -30,25 +32,32 @@ export interface HttpServer {
 }
 
 /**
- * The one HTTP server of a process: health (`/healthz` liveness, `/readyz` readiness with one
- * entry per dependency), `/metrics`, and whatever routes the roles add to the router.
+ * An HTTP server of a process: health (`/healthz` liveness; `/readyz` readiness with one entry per
+ * dependency, when given checks), `/metrics` (when given a registry), and whatever routes the roles
+ * add to the router. A process has one, plus one for the admin API alone when HOOKLINE_ADMIN_PORT
+ * is set.
  */
 export function createHttpServer(options: HttpServerOptions): HttpServer {
   const { router, metrics, logger } = options;
   const readinessTimeoutMs = options.readinessTimeoutMs ?? 2_000;
 
+  const { readiness } = options;
   router.add('GET', '/healthz', ({ res }) => sendJson(res, 200, { status: 'ok' }));
-  router.add('GET', '/readyz', async ({ res }) => {
-    const results = await Promise.all(
-      options.readiness.map(async (r) => [r.name, await withTimeout(r.check(), readinessTimeoutMs)] as const),
+  if (readiness) {
+    router.add('GET', '/readyz', async ({ res }) => {
+      const results = await Promise.all(
+        readiness.map(async (r) => [r.name, await withTimeout(r.check(), readinessTimeoutMs)] as const),
+      );
+      const checks = Object.fromEntries(results.map(([name, ok]) => [name, ok ? 'ok' : 'unavailable']));
+      const ready = results.every(([, ok]) => ok);
+      sendJson(res, ready ? 200 : 503, { status: ready ? 'ready' : 'not_ready', checks });
+    });
+  }
+  if (metrics) {
+    router.add('GET', '/metrics', async ({ res }) =>
+      sendText(res, 200, await metrics.metrics(), metrics.contentType),
     );
-    const checks = Object.fromEntries(results.map(([name, ok]) => [name, ok ? 'ok' : 'unavailable']));
-    const ready = results.every(([, ok]) => ok);
-    sendJson(res, ready ? 200 : 503, { status: ready ? 'ready' : 'not_ready', checks });
-  });
-  router.add('GET', '/metrics', async ({ res }) =>
-    sendText(res, 200, await metrics.metrics(), metrics.contentType),
-  );
+  }
 
   const server = createServer(async (req, res) => {
     const url = new URL(req.url ?? '/', 'http://localhost');

@@ -21,9 +21,9 @@ const attemptSummarySchema = z
     durationMs: int,
     urlIndex: int.meta({ description: 'Index of the last URL tried.' }),
     status: int.optional(),
-    result: z
-      .string()
-      .meta({ description: 'success, http_4xx, http_5xx, timeout, connection, tls, deferred.' }),
+    result: z.string().meta({
+      description: 'success, http_4xx, http_5xx, timeout, connection, tls, blocked_address, deferred.',
+    }),
     error: z.string().optional(),
   })
   .meta({ id: 'AttemptSummary' });

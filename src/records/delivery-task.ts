@@ -3,9 +3,20 @@ import { UndecodableRecordError } from '../core/errors';
 
 export const DELIVERY_TASK_RECORD = 'io.hookline.delivery.DeliveryTask';
 
-/** Result of one attempt, as recorded in a task's history. */
+/**
+ * Result of one attempt, as recorded in a task's history. `blocked_address`: the SSRF guard
+ * refused the URL's address, no connection was made. (Avro `string`: new values are compatible.)
+ */
 export type AttemptResult =
-  'success' | 'http_4xx' | 'http_5xx' | 'timeout' | 'connection' | 'tls' | 'circuit_open' | 'deferred';
+  | 'success'
+  | 'http_4xx'
+  | 'http_5xx'
+  | 'timeout'
+  | 'connection'
+  | 'tls'
+  | 'blocked_address'
+  | 'circuit_open'
+  | 'deferred';
 
 export interface AttemptSummary {
   atMs: number;

@@ -1,5 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
-import { startTestApp, uniquePrefix, type TestApp } from '../support/app';
+import { LOOPBACK_NETWORKS, startTestApp, uniquePrefix, type TestApp } from '../support/app';
 import { eventually } from '../support/eventually';
 import { createDestination, createSource, sendTracking } from '../support/hookline';
 import { exited, spawnHookline } from '../support/process';
@@ -42,6 +42,7 @@ describe('worker processes', () => {
       HOOKLINE_ADMIN_TOKEN: 'worker-token',
       HOOKLINE_DESTINATION_CONCURRENCY: '8',
       HOOKLINE_KAFKA_SESSION_TIMEOUT: '6s',
+      HOOKLINE_ALLOWED_NETWORKS: LOOPBACK_NETWORKS,
     };
     return { src, workerEnv };
   }

@@ -9,6 +9,8 @@ export interface TestApp {
   /** Topic prefix of this test's private set of topics. */
   prefix: string;
   baseUrl: string;
+  /** Where the admin API answers: baseUrl, or the admin port's URL when HOOKLINE_ADMIN_PORT is set. */
+  adminUrl: string;
   /** Calls the admin API with the test token; returns status and parsed JSON body. */
   admin<T = Record<string, unknown>>(
     method: string,
@@ -31,8 +33,15 @@ export function uniquePrefix(): string {
 }
 
 /**
+ * The SSRF guard's exceptions tests need: receivers listen on 127.0.0.1, and `localhost` may
+ * also resolve to ::1 (every address a name resolves to must be allowed).
+ */
+export const LOOPBACK_NETWORKS = '127.0.0.0/8,::1/128';
+
+/**
  * Starts a whole Hookline process in the test, on the real cluster, with its own topic prefix
- * (so tests sharing a cluster never see each other's records), HTTP on 127.0.0.1:0.
+ * (so tests sharing a cluster never see each other's records), HTTP on 127.0.0.1:0. Loopback is
+ * allowed by the SSRF guard (LOOPBACK_NETWORKS) unless `env` sets HOOKLINE_ALLOWED_NETWORKS.
  */
 export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
   const prefix = env.HOOKLINE_TOPIC_PREFIX ?? uniquePrefix();
@@ -45,17 +54,20 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     HOOKLINE_ADMIN_TOKEN: ADMIN_TOKEN,
     HOOKLINE_TOPIC_PARTITIONS: '3',
     HOOKLINE_LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    HOOKLINE_ALLOWED_NETWORKS: LOOPBACK_NETWORKS,
     ...env,
     HOOKLINE_TOPIC_PREFIX: prefix,
   });
   const app = await startApp({ config, cluster });
   const baseUrl = `http://127.0.0.1:${app.httpPort}`;
+  const adminUrl = app.adminPort === undefined ? baseUrl : `http://127.0.0.1:${app.adminPort}`;
   return {
     app,
     prefix,
     baseUrl,
+    adminUrl,
     admin: async <T>(method: string, path: string, body?: unknown) => {
-      const res = await fetch(`${baseUrl}${path}`, {
+      const res = await fetch(`${adminUrl}${path}`, {
         method,
         headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
         body: body === undefined ? undefined : JSON.stringify(body),

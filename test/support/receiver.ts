@@ -19,6 +19,8 @@ export type Responder = (
 export interface Receiver {
   url: string;
   requests: ReceivedRequest[];
+  /** TCP connections accepted, whether or not a request followed. */
+  connections(): number;
   respondWith(responder: Responder): void;
   close(): Promise<void>;
 }
@@ -52,11 +54,14 @@ export async function startReceiver(responder: Responder = () => ({ status: 200 
       else send();
     });
   });
+  let connections = 0;
+  server.on('connection', () => connections++);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}/hook`,
     requests,
+    connections: () => connections,
     respondWith: (r) => {
       respond = r;
     },

@@ -1,4 +1,5 @@
 import {
+  BlockedWebhookUrlError,
   CatalogNotFoundError,
   CatalogNotReadyError,
   SourceHasDestinationsError,
@@ -17,6 +18,12 @@ export function toHttpError(err: unknown): unknown {
   if (err instanceof UnknownSourceError) return new HttpError(422, err.code, err.message);
   if (err instanceof SourceHasDestinationsError) {
     return new HttpError(409, err.code, err.message, { destinationIds: err.destinationIds });
+  }
+  if (err instanceof BlockedWebhookUrlError) {
+    const path = `settings.webhooks.${err.urlIndex}.url`;
+    return new HttpError(400, 'validation_failed', `${path}: ${err.message}`, {
+      issues: [{ path, code: err.code, message: err.message }],
+    });
   }
   if (err instanceof CatalogNotReadyError) return new HttpError(503, err.code, err.message);
   if (err instanceof KafkaUnavailableError) {

@@ -12,6 +12,12 @@ export interface Classification<R extends HttpResult = HttpResult> {
 }
 
 /**
+ * A URL whose address the SSRF guard refused: not retriable (the same name will resolve the same
+ * way, and an operator must allow the network first), and never attempted on the wire.
+ */
+export const BLOCKED_ADDRESS: Classification = { result: 'blocked_address', retriable: false };
+
+/**
  * The outcome of an HTTP status.
  *  - 2xx: success.
  *  - 408, 429 and every 5xx: retriable ('http_4xx' / 'http_5xx').

@@ -1,12 +1,14 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { Readable } from 'node:stream';
-import got, { TimeoutError } from 'got';
+import got, { TimeoutError, type Options as GotOptions } from 'got';
 import { systemClock, type Clock } from '../../core/clock';
 import { errorMessage } from '../../core/errors';
 import { silentLogger, type Logger } from '../../observability/logger';
 import { classifyErrorCode, retryAfterFor, type TransportResult } from './classify';
 import { defaultUserAgent } from '../../http/user-agent';
+import { createAddressPolicy, literalAddress, type AddressPolicy } from '../../security/address-policy';
+import { guardedLookup, systemResolver, type Resolver } from './guarded-lookup';
 
 /** The spec's answer deadline: connect, TLS, upload and response within 5 s. */
 export const DEFAULT_TIMEOUT_MS = 5_000;
@@ -26,10 +28,15 @@ export interface WebhookRequest {
   body: string | Buffer;
 }
 
-/** One POST, as it ended. Receiver and network problems are values, never exceptions. */
+/**
+ * One POST, as it ended. Receiver and network problems are values, never exceptions. `blocked`:
+ * the SSRF guard refused the destination's address and no connection was opened; it carries no
+ * address and no message, so nothing about an internal network can reach the attempt log.
+ */
 export type HttpAttempt =
   | { kind: 'response'; status: number; durationMs: number; retryAfterMs?: number }
-  | { kind: 'error'; result: TransportResult; retriable: boolean; message: string; durationMs: number };
+  | { kind: 'error'; result: TransportResult; retriable: boolean; message: string; durationMs: number }
+  | { kind: 'blocked'; durationMs: number };
 
 export interface WebhookClient {
   /** The `User-Agent` requests should carry. */
@@ -48,6 +55,13 @@ export interface WebhookClientOptions {
   maxSocketsPerOrigin?: number;
   /** Default DEFAULT_MAX_RESPONSE_BYTES (64 KiB). */
   maxResponseBytes?: number;
+  /**
+   * The SSRF guard: which addresses may be connected to. Default: the strict policy (no
+   * allowed networks). Tests that deliver to 127.0.0.1 pass one that allows loopback.
+   */
+  addressPolicy?: AddressPolicy;
+  /** Resolves host names before the guard checks them. Default: the system resolver. */
+  resolve?: Resolver;
   logger?: Logger;
   clock?: Clock;
 }
@@ -56,12 +70,16 @@ export interface WebhookClientOptions {
  * The HTTP client of webhook deliveries. Create one per process: it owns the keep-alive pools.
  * Redirects are not followed, nothing is retried here (the retry topics do that), responses are
  * not decompressed, and TLS certificates are always verified: there is no insecure fallback.
+ * Every connection passes the SSRF guard first: an IP literal is checked as it is; a name is
+ * resolved, every address checked, and the socket connects only to those (`guardedLookup`).
  */
 export function createWebhookClient(options: WebhookClientOptions = {}): WebhookClient {
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
   const logger = options.logger ?? silentLogger();
   const clock = options.clock ?? systemClock;
+  const policy = options.addressPolicy ?? createAddressPolicy();
+  const resolve = options.resolve ?? systemResolver;
   const pool = { keepAlive: true, maxSockets: options.maxSocketsPerOrigin ?? DEFAULT_MAX_SOCKETS_PER_ORIGIN };
   // Certificates are verified on the agent AND per request: Node lets an agent's TLS options win
   // over a request's, and an explicit `true` also ignores NODE_TLS_REJECT_UNAUTHORIZED=0.
@@ -82,8 +100,15 @@ export function createWebhookClient(options: WebhookClientOptions = {}): Webhook
   async function post(request: WebhookRequest): Promise<HttpAttempt> {
     const startedMs = clock.now();
     let answer: { status: number; retryAfter: string | undefined } | undefined;
+    if (literalBlocked(request.url)) return { kind: 'blocked', durationMs: clock.now() - startedMs };
+    let blocked = false;
+    const lookup = guardedLookup({ policy, resolve, onBlocked: () => (blocked = true) });
     try {
-      const stream = client.stream.post(request.url, { headers: request.headers, body: request.body });
+      const stream = client.stream.post(request.url, {
+        headers: request.headers,
+        body: request.body,
+        lookup: lookup as unknown as GotOptions['lookup'],
+      });
       stream.once('response', (res: http.IncomingMessage) => {
         const retryAfter = res.headers['retry-after'];
         answer = {
@@ -94,6 +119,7 @@ export function createWebhookClient(options: WebhookClientOptions = {}): Webhook
       const complete = await discardBody(stream, maxResponseBytes);
       if (!complete) logger.debug({ maxResponseBytes }, 'webhook response body over the cap: socket dropped');
     } catch (err) {
+      if (blocked) return { kind: 'blocked', durationMs: clock.now() - startedMs };
       // After the status line, a failing body changes nothing: the receiver has answered.
       if (answer === undefined) return transportFailure(err, request.url, clock.now() - startedMs);
     }
@@ -108,6 +134,17 @@ export function createWebhookClient(options: WebhookClientOptions = {}): Webhook
       durationMs,
       ...(retryAfterMs !== undefined && { retryAfterMs }),
     };
+  }
+
+  /** An IP literal never reaches `lookup` (Node connects to it directly): checked here. */
+  function literalBlocked(url: string): boolean {
+    let address: string | undefined;
+    try {
+      address = literalAddress(url);
+    } catch {
+      return false; // not a URL: got reports it as a failed attempt
+    }
+    return address !== undefined && !policy.check(address).allowed;
   }
 
   return {

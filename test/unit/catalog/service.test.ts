@@ -1,4 +1,6 @@
+import { catalogHttpError } from '../../../src/catalog';
 import {
+  BlockedWebhookUrlError,
   CatalogNotFoundError,
   CatalogNotReadyError,
   SourceHasDestinationsError,
@@ -8,7 +10,9 @@ import type { CatalogEntity } from '../../../src/records/catalog';
 import { CatalogService, type CatalogWrites } from '../../../src/catalog/service';
 import { CatalogStore } from '../../../src/catalog/store';
 import { destinationCreateSchema, destinationPatchSchema } from '../../../src/catalog/validation';
+import { HttpError } from '../../../src/http/respond';
 import { silentLogger } from '../../../src/observability/logger';
+import { createAddressPolicy, type AddressPolicy } from '../../../src/security/address-policy';
 
 /** Writes straight into the store, as the topic and the materialiser would, and keeps the log. */
 class LoopbackWriter implements CatalogWrites {
@@ -29,13 +33,13 @@ class LoopbackWriter implements CatalogWrites {
   }
 }
 
-function setup() {
+function setup(addressPolicy?: AddressPolicy) {
   const store = new CatalogStore({ logger: silentLogger() });
   store.expect([{ partition: 0, low: '0', high: '0' }]);
   const writer = new LoopbackWriter(store);
   let now = Date.parse('2024-05-01T00:00:00.000Z');
   const clock = { now: () => (now += 1_000) };
-  const service = new CatalogService({ store, writer, logger: silentLogger(), clock });
+  const service = new CatalogService({ store, writer, logger: silentLogger(), clock, addressPolicy });
   return { store, writer, service };
 }
 
@@ -141,5 +145,85 @@ describe('CatalogService', () => {
     ]);
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled']);
     expect(store.sources()).toEqual([]);
+  });
+
+  describe('SSRF guard at creation', () => {
+    const withUrls = (...urls: string[]) => ({ webhooks: urls.map((url) => ({ url })) });
+
+    it.each([
+      ['http://127.0.0.1:8080/', 'loopback'],
+      ['http://2130706433/', 'loopback'],
+      ['http://0x7f.1/', 'loopback'],
+      ['http://0177.0.0.1/', 'loopback'],
+      ['http://127.1/', 'loopback'],
+      ['http://[::ffff:127.0.0.1]/', 'loopback'],
+      ['http://[::1]/', 'loopback'],
+      ['http://10.0.0.5/', 'private'],
+      ['http://169.254.169.254/latest/meta-data/', 'link_local'],
+      ['http://[fd00:ec2::254]/', 'unique_local'],
+    ])('refuses %s (%s), writing nothing', async (url, reason) => {
+      const { service, writer } = setup();
+      const { source } = await service.createSource({ name: 'Web', enabled: true });
+      const error = await service
+        .createDestination(newDestination(source.id, withUrls('https://example.com/a', url)))
+        .catch((err: unknown) => err);
+      expect(error).toBeInstanceOf(BlockedWebhookUrlError);
+      expect(error).toMatchObject({ urlIndex: 1, reason });
+      expect(writer.log).toHaveLength(1); // the source only
+    });
+
+    it('accepts host names (checked once resolved, at delivery) and public addresses', async () => {
+      const { service } = setup();
+      const { source } = await service.createSource({ name: 'Web', enabled: true });
+      const urls = [
+        'http://localhost:8080/',
+        'https://example.com/',
+        'http://8.8.8.8/',
+        'http://[2606:4700::1]/',
+      ];
+      await expect(
+        service.createDestination(newDestination(source.id, withUrls(...urls))),
+      ).resolves.toBeDefined();
+    });
+
+    it('accepts addresses in the allowed networks', async () => {
+      const { service } = setup(createAddressPolicy({ allowedNetworks: ['127.0.0.0/8'] }));
+      const { source } = await service.createSource({ name: 'Web', enabled: true });
+      const created = service.createDestination(newDestination(source.id, withUrls('http://127.0.0.1:9/')));
+      await expect(created).resolves.toBeDefined();
+      await expect(
+        service.createDestination(newDestination(source.id, withUrls('http://10.0.0.1/'))),
+      ).rejects.toBeInstanceOf(BlockedWebhookUrlError);
+    });
+
+    it('checks a replaced URL list on update, and leaves the destination as it was when refused', async () => {
+      const { service, store } = setup();
+      const { source } = await service.createSource({ name: 'Web', enabled: true });
+      const destination = await service.createDestination(newDestination(source.id));
+      const patch = destinationPatchSchema.parse({ settings: withUrls('http://192.168.0.1/') });
+      await expect(service.updateDestination(destination.id, patch)).rejects.toMatchObject({
+        urlIndex: 0,
+        reason: 'private',
+      });
+      expect(store.destination(destination.id)).toEqual(destination);
+      const rename = destinationPatchSchema.parse({ name: 'Renamed' });
+      await expect(service.updateDestination(destination.id, rename)).resolves.toMatchObject({
+        name: 'Renamed',
+      });
+    });
+
+    it('answers 400 validation_failed naming the URL field and the kind of address, not the URL', () => {
+      const mapped = catalogHttpError(new BlockedWebhookUrlError(2, 'link_local'));
+      expect(mapped).toBeInstanceOf(HttpError);
+      const http = mapped as HttpError;
+      expect(http.status).toBe(400);
+      expect(http.code).toBe('validation_failed');
+      expect(http.message).toMatch(/^settings\.webhooks\.2\.url: the URL's host is a link-local address/);
+      expect(http.extra).toEqual({
+        issues: [
+          { path: 'settings.webhooks.2.url', code: 'webhook_url_blocked', message: expect.any(String) },
+        ],
+      });
+    });
   });
 });

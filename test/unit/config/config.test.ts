@@ -37,6 +37,9 @@ describe('loadConfig', () => {
     [{ HOOKLINE_RETRY_SCHEDULE: '10s,1m,30s' }, 'HOOKLINE_RETRY_SCHEDULE'],
     [{ HOOKLINE_RETRY_SCHEDULE: '10s,often' }, 'HOOKLINE_RETRY_SCHEDULE'],
     [{ HOOKLINE_RETRY_CUTOFF: '4 hours' }, 'HOOKLINE_RETRY_CUTOFF'],
+    [{ HOOKLINE_ALLOWED_NETWORKS: '127.0.0.0/8,localhost' }, 'HOOKLINE_ALLOWED_NETWORKS'],
+    [{ HOOKLINE_ALLOWED_NETWORKS: '10.0.0.0/33' }, 'HOOKLINE_ALLOWED_NETWORKS'],
+    [{ HOOKLINE_ADMIN_PORT: 'admin' }, 'HOOKLINE_ADMIN_PORT'],
   ])('rejects %j naming %s', (env, key) => {
     let error: unknown;
     try {
@@ -48,6 +51,31 @@ describe('loadConfig', () => {
     expect((error as ConfigError).key).toBe(key);
     expect((error as ConfigError).message.startsWith(`${key}: `)).toBe(true);
     expect((error as ConfigError).message).not.toContain('\n');
+  });
+
+  it('has no allowed networks by default', () => {
+    const config = loadConfig({});
+    expect(config.security).toEqual({ allowedNetworks: [] });
+    expect(loadConfig({ HOOKLINE_ALLOWED_NETWORKS: '' }).security.allowedNetworks).toEqual([]);
+  });
+
+  it('reads allowed networks, normalised', () => {
+    expect(
+      loadConfig({ HOOKLINE_ALLOWED_NETWORKS: ' 127.0.0.0/8, 10.1.0.0/16,fd00::/8 ' }).security
+        .allowedNetworks,
+    ).toEqual(['127.0.0.0/8', '10.1.0.0/16', 'fd00::/8']);
+  });
+
+  it('serves the admin API on the main port unless HOOKLINE_ADMIN_PORT is set', () => {
+    expect(loadConfig({}).adminHttp).toBeUndefined();
+    expect(loadConfig({ HOOKLINE_HTTP_HOST: '127.0.0.1', HOOKLINE_ADMIN_PORT: '8081' }).adminHttp).toEqual({
+      port: 8081,
+      host: '127.0.0.1',
+    });
+    expect(loadConfig({ HOOKLINE_ADMIN_PORT: '0', HOOKLINE_ADMIN_HOST: '10.0.0.2' }).adminHttp).toEqual({
+      port: 0,
+      host: '10.0.0.2',
+    });
   });
 
   it('reads a scaled-down retry policy', () => {

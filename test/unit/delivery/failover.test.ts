@@ -22,6 +22,8 @@ const tls: HttpAttempt = {
   durationMs: 3,
 };
 
+const blocked: HttpAttempt = { kind: 'blocked', durationMs: 1 };
+
 /** A client that answers the i-th URL with answers[i] and records what it was asked. */
 function fakeClient(answers: HttpAttempt[]) {
   const requests: WebhookRequest[] = [];
@@ -226,5 +228,60 @@ describe('deliverToDestination', () => {
     ]) {
       expect(text).not.toContain(leak);
     }
+  });
+
+  it('records a URL the SSRF guard refused as blocked_address, not retriable, and tries the next', async () => {
+    const { client, requests } = fakeClient([blocked, ok(200)]);
+    const outcome = await deliverToDestination({
+      client,
+      destination: destination(urls),
+      payload: '{}',
+      clock,
+    });
+    expect(outcome).toEqual({
+      kind: 'delivered',
+      urlIndex: 1,
+      status: 200,
+      attempts: [
+        { atMs: 1_000, urlIndex: 0, result: 'blocked_address', durationMs: 1 },
+        { atMs: 1_000, urlIndex: 1, result: 'success', status: 200, durationMs: 12 },
+      ],
+    });
+    expect(requests).toHaveLength(2);
+
+    const alone = await deliverToDestination({
+      client: fakeClient([blocked]).client,
+      destination: destination(urls.slice(0, 1)),
+      payload: '{}',
+      clock,
+    });
+    expect(alone).toEqual({
+      kind: 'failed',
+      retriable: false,
+      attempts: [{ atMs: 1_000, urlIndex: 0, result: 'blocked_address', durationMs: 1 }],
+    });
+  });
+
+  it('logs a blocked URL with its index only: not even its host', async () => {
+    const { client } = fakeClient([blocked]);
+    const { logger, lines } = capturedLogger();
+    await deliverToDestination({
+      client,
+      destination: destination(['http://metadata.internal/latest']),
+      payload: '{}',
+      clock,
+      logger,
+      logFields: { destinationId: 'd-1' },
+    });
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({
+      msg: 'delivery.attempted',
+      level: 40,
+      destinationId: 'd-1',
+      urlIndex: 0,
+      result: 'blocked_address',
+      retriable: false,
+    });
+    expect(JSON.stringify(lines)).not.toContain('metadata');
   });
 });

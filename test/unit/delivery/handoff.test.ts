@@ -33,6 +33,13 @@ const url = (urlIndex: number, result: UrlAttempt['result'], status?: number): U
   ...(status !== undefined && { status }),
   ...(status === undefined && { error: `${result} error` }),
 });
+/** What the SSRF guard leaves of a refused URL: its index and the result, no status, no error. */
+const blocked = (urlIndex: number): UrlAttempt => ({
+  atMs: T0,
+  urlIndex,
+  result: 'blocked_address',
+  durationMs: 0.4,
+});
 const delivered = (...attempts: UrlAttempt[]): DeliveryOutcome => ({
   kind: 'delivered',
   urlIndex: attempts[attempts.length - 1]!.urlIndex,
@@ -102,6 +109,26 @@ describe('planHandoff', () => {
       outcome: failed(false, [url(0, 'tls')]),
       handoff: { outcome: 'dead_lettered', reason: 'tls' },
       detail: 'tls',
+    },
+    {
+      name: 'the SSRF guard refused the address: dead-lettered as blocked_address, not retried',
+      task: task(),
+      outcome: failed(false, [blocked(0)]),
+      handoff: { outcome: 'dead_lettered', reason: 'blocked_address' },
+      detail: 'blocked_address',
+    },
+    {
+      name: 'URL 0 refused by the guard, URL 1 answers 2xx: delivered',
+      task: task(),
+      outcome: delivered(blocked(0), url(1, 'success', 200)),
+      handoff: { outcome: 'delivered' },
+    },
+    {
+      name: 'URL 0 refused by the guard, URL 1 answers 503: retried for URL 1',
+      task: task(),
+      outcome: failed(true, [blocked(0), url(1, 'http_5xx', 503)]),
+      handoff: { outcome: 'retry_scheduled', tierDelayMs: 10 * S, dueAtMs: T0 + 10 * S },
+      detail: '10s',
     },
     {
       name: 'one URL retriable, the other not: retried',
@@ -193,5 +220,22 @@ describe('planHandoff', () => {
     expect(second.task.firstAttemptAtMs).toBe(T0);
     expect(second.task.attempts).toBe(2);
     expect(second.handoff).toEqual({ outcome: 'retry_scheduled', tierDelayMs: M, dueAtMs: T0 + 10 * S + M });
+  });
+
+  it('records a blocked attempt with its reason only: no status, no error, no address', () => {
+    const plan = planHandoff({
+      task: task(),
+      outcome: failed(false, [blocked(0)]),
+      policy,
+      startedAtMs: T0,
+      nowMs: T0 + 1,
+    });
+    expect(plan.task.history).toEqual([{ atMs: T0, durationMs: 1, urlIndex: 0, result: 'blocked_address' }]);
+    expect(plan.attempt).toMatchObject({
+      outcome: 'dead_lettered',
+      detail: 'blocked_address',
+      urls: [{ urlIndex: 0, result: 'blocked_address', durationMs: 0 }],
+    });
+    expect(plan.attempt.urls[0]).toEqual({ urlIndex: 0, result: 'blocked_address', durationMs: 0 });
   });
 });
