@@ -111,7 +111,10 @@ export class CatalogService {
         sourceId: input.sourceId,
         name: input.name,
         enabled: input.enabled,
-        settings: settingsOf(input.settings.webhooks, input.settings.sharedSecret ?? undefined),
+        settings: withRateLimit(
+          settingsOf(input.settings.webhooks, input.settings.sharedSecret ?? undefined),
+          input.settings.maxRequestsPerSecond ?? undefined,
+        ),
         createdAt: now,
         updatedAt: now,
       };
@@ -136,10 +139,15 @@ export class CatalogService {
       const destination: Destination = {
         ...current,
         ...definedFields(fields),
-        settings: settingsOf(
-          settingsPatch?.webhooks ?? current.settings.webhooks,
-          secret,
-          settingsPatch?.webhooks === undefined,
+        settings: withRateLimit(
+          settingsOf(
+            settingsPatch?.webhooks ?? current.settings.webhooks,
+            secret,
+            settingsPatch?.webhooks === undefined,
+          ),
+          settingsPatch?.maxRequestsPerSecond === undefined
+            ? current.settings.maxRequestsPerSecond
+            : (settingsPatch.maxRequestsPerSecond ?? undefined),
         ),
         updatedAt: this.now(),
       };
@@ -241,6 +249,10 @@ function settingsOf(
     ...(keepDisabled && w.disabled && { disabled: { ...w.disabled } }),
   }));
   return sharedSecret === undefined ? { webhooks: copy } : { sharedSecret, webhooks: copy };
+}
+
+function withRateLimit(settings: DestinationSettings, maxRequestsPerSecond: number | undefined) {
+  return maxRequestsPerSecond === undefined ? settings : { ...settings, maxRequestsPerSecond };
 }
 
 /** The patch's fields that are set: `{ name: undefined }` must not erase a name. */

@@ -142,6 +142,15 @@ const sharedSecret = z
     writeOnly: true,
   });
 
+const maxRequestsPerSecond = z
+  .number()
+  .positive('must be positive')
+  .max(100_000, 'must be at most 100000')
+  .meta({
+    description:
+      'Requests per second Hookline sends this destination at most, across all workers and replicas (a burst of a tenth of a second allowed). Work beyond it waits; it is never dropped.',
+  });
+
 const emptyPatch = (value: object) => Object.keys(value).length > 0;
 const emptyPatchIssue = { message: 'nothing to change', params: { code: 'empty_patch' } };
 
@@ -159,7 +168,11 @@ export const destinationCreateSchema = z
     sourceId: z.string().min(1, 'must not be empty'),
     name,
     enabled: z.boolean().default(true),
-    settings: z.strictObject({ sharedSecret: sharedSecret.nullish(), webhooks }),
+    settings: z.strictObject({
+      sharedSecret: sharedSecret.nullish(),
+      webhooks,
+      maxRequestsPerSecond: maxRequestsPerSecond.nullish(),
+    }),
   })
   .meta({ id: 'DestinationCreate', description: 'A new Webhooks destination of an existing source.' });
 
@@ -174,6 +187,10 @@ export const destinationPatchSchema = z
           .optional()
           .meta({ description: 'A new secret; null removes it; absent keeps it.' }),
         webhooks: webhooks.optional().meta({ description: 'Replaces the whole list when given.' }),
+        maxRequestsPerSecond: maxRequestsPerSecond
+          .nullable()
+          .optional()
+          .meta({ description: 'A new limit; null removes it; absent keeps it.' }),
       })
       .optional(),
   })

@@ -34,6 +34,10 @@ export interface LaneLoad {
   oldestRunAgeMs: number;
   /** An earlier task of the same user to the same destination is in flight (order is kept). */
   sameUserActive: boolean;
+  /** The destination's `maxRequestsPerSecond`, when it has one. */
+  ratePerSecond?: number;
+  /** A request may start under that limit now (always true without one). */
+  tokenReady: boolean;
 }
 
 /** All lanes together. */
@@ -69,6 +73,16 @@ export function admit(lane: LaneLoad, pool: PoolLoad, limits: AdmissionLimits): 
     const { budget, perLane } = slowCaps(limits, pool.slowLanes);
     const room = lane.active < perLane && pool.slowActive < budget;
     return room && !lane.sameUserActive ? 'start' : 'defer';
+  }
+  if (lane.ratePerSecond !== undefined) {
+    // Rate-limited: waits its turn in the lane, as long as the wait stays under the first retry
+    // delay and the queue bound; beyond that it is parked (never dropped) in the delay topics.
+    if (lane.active < limits.maxActivePerDestination && !lane.sameUserActive && lane.tokenReady)
+      return 'start';
+    const expectedWaitMs = ((lane.queued + 1) / lane.ratePerSecond) * 1_000;
+    return lane.queued < limits.maxQueuedPerDestination && expectedWaitMs <= limits.deferAfterWaitMs
+      ? 'queue'
+      : 'defer';
   }
   if (lane.active < limits.maxActivePerDestination && !lane.sameUserActive) return 'start';
   if (lane.queued < limits.maxQueuedPerDestination) return 'queue';

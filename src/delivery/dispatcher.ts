@@ -1,12 +1,15 @@
 import type { Clock } from '../core/clock';
 import type { DeliveryTask } from '../records/delivery-task';
 import { admit, isSlow, slowCaps, type AdmissionLimits, type LaneLoad, type PoolLoad } from './admission';
+import { TokenBucket, burstFor } from './rate-limit';
 
 export interface DispatcherOptions extends AdmissionLimits {
   /** Attempts a task and hands it on (done, retry, dead letter). Resolves when that is durable. */
   run: (task: DeliveryTask) => Promise<void>;
   /** Hands a task to the first delay topic without attempting it (backpressure). */
   defer: (task: DeliveryTask) => Promise<void>;
+  /** A destination's `maxRequestsPerSecond`, if it has one. */
+  rateOf?: (destinationId: string) => number | undefined;
   clock: Clock;
 }
 
@@ -28,6 +31,10 @@ interface Lane {
   firsts: Queued[];
   /** Moving average of how long a run takes, once one finished. */
   avgRunMs: number | undefined;
+  /** The destination's rate limit, when it has one. */
+  bucket: TokenBucket | undefined;
+  /** Pumps the lane again when its next token is due. */
+  tokenTimer: NodeJS.Timeout | undefined;
 }
 
 /** How often the pool's slow-lane figures are recomputed from every lane. */
@@ -61,9 +68,12 @@ export class Dispatcher {
         retries: [],
         firsts: [],
         avgRunMs: undefined,
+        bucket: undefined,
+        tokenTimer: undefined,
       };
       this.lanes.set(task.destinationId, lane);
     }
+    this.updateRate(task.destinationId, lane);
     const admission = admit(this.laneState(lane, task.userKey), this.poolLoad(), this.options);
     if (admission === 'defer') {
       this.dropIfIdle(task.destinationId, lane);
@@ -95,13 +105,40 @@ export class Dispatcher {
 
   private laneState(lane: Lane, userKey: string | undefined): LaneLoad {
     const oldest = lane.activeSince.values().next().value as { atMs: number } | undefined;
+    const nowMs = this.options.clock.now();
     return {
       active: lane.active,
       queued: lane.retries.length + lane.firsts.length,
       avgRunMs: lane.avgRunMs,
-      oldestRunAgeMs: oldest ? this.options.clock.now() - oldest.atMs : 0,
+      oldestRunAgeMs: oldest ? nowMs - oldest.atMs : 0,
       sameUserActive: userKey !== undefined && lane.activeKeys.has(userKey),
+      ...(lane.bucket && { ratePerSecond: lane.bucket.ratePerSecond }),
+      tokenReady: lane.bucket?.ready(nowMs) ?? true,
     };
+  }
+
+  /** Follows changes of the destination's rate limit (a new limit starts with a fresh bucket). */
+  private updateRate(destinationId: string, lane: Lane): void {
+    const rate = this.options.rateOf?.(destinationId);
+    if (rate === lane.bucket?.ratePerSecond) return;
+    lane.bucket =
+      rate === undefined ? undefined : new TokenBucket(rate, burstFor(rate), this.options.clock.now());
+  }
+
+  /** Whether a rate-limited lane has a token now; if not, pumps it again when it will. */
+  private tokenReady(destinationId: string, lane: Lane): boolean {
+    const nowMs = this.options.clock.now();
+    if (!lane.bucket || lane.bucket.ready(nowMs)) return true;
+    if (!lane.tokenTimer) {
+      lane.tokenTimer = setTimeout(
+        () => {
+          lane.tokenTimer = undefined;
+          this.pump(destinationId, lane);
+        },
+        lane.bucket.nextTokenAtMs(nowMs) - nowMs,
+      ).unref();
+    }
+    return false;
   }
 
   private poolLoad(): PoolLoad {
@@ -126,6 +163,7 @@ export class Dispatcher {
       while (i < queue.length) {
         const slow = isSlow(this.laneState(lane, undefined), this.options);
         if (!slow && lane.active >= this.options.maxActivePerDestination) break;
+        if (!slow && !this.tokenReady(destinationId, lane)) break;
         const item = queue[i]!;
         const sameUserActive = lane.activeKeys.has(item.key);
         if (!sameUserActive && this.hasRoom(lane, slow)) {
@@ -149,11 +187,12 @@ export class Dispatcher {
   }
 
   private dropIfIdle(destinationId: string, lane: Lane): void {
-    if (lane.active === 0 && lane.retries.length === 0 && lane.firsts.length === 0)
+    if (lane.active === 0 && lane.retries.length === 0 && lane.firsts.length === 0 && !lane.tokenTimer)
       this.lanes.delete(destinationId);
   }
 
   private start(destinationId: string, lane: Lane, item: Queued): void {
+    lane.bucket?.take(this.options.clock.now());
     lane.active++;
     if (isSlow(this.laneState(lane, undefined), this.options)) this.pool.slowActive++;
     lane.activeKeys.set(item.key, (lane.activeKeys.get(item.key) ?? 0) + 1);

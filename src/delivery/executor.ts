@@ -30,6 +30,8 @@ export interface DeliveryExecutorOptions {
   disableWebhook: (destinationId: string, url: string, reason: string) => Promise<unknown>;
   topicPrefix: string;
   attemptsTopic: string;
+  /** Where the tasks of rate-limited destinations come back from the delay topics (see `forward`). */
+  deliveriesTopic: string;
   metrics: DeliveryMetrics;
   /** Circuit breakers per URL; without them every URL is always called. */
   circuits?: CircuitRegistry;
@@ -108,10 +110,36 @@ export class DeliveryExecutor {
     const { retryPolicy, clock } = this.options;
     const delayMs = retryPolicy.scheduleMs[0]!;
     const dueAtMs = clock.now() + delayMs;
-    if (dueAtMs > (task.firstAttemptAtMs ?? task.receivedAtMs) + retryPolicy.cutoffMs)
+    // Work waiting for a rate limit is never dead-lettered for it.
+    if (
+      this.rateOf(task.destinationId) === undefined &&
+      dueAtMs > (task.firstAttemptAtMs ?? task.receivedAtMs) + retryPolicy.cutoffMs
+    )
       return this.deadLetter(task, 'retry_cutoff');
     await this.options.producer.send([this.delayed(task, delayMs, dueAtMs)]);
     this.options.metrics.deliveries.inc({ destination_id: task.destinationId, outcome: 'deferred' });
+  };
+
+  /** The destination's `maxRequestsPerSecond`, if it has one. */
+  readonly rateOf = (destinationId: string): number | undefined =>
+    this.options.catalog.destination(destinationId)?.settings.maxRequestsPerSecond;
+
+  /**
+   * A due task of a rate-limited destination, read from a delay topic, goes back to
+   * `hookline.deliveries` (keyed by the destination alone) instead of being attempted here: every
+   * request to that destination is then made by the one worker that owns its partition, which
+   * paces them. Resolves true when the task was forwarded so.
+   */
+  readonly forward = async (task: DeliveryTask): Promise<boolean> => {
+    if (this.rateOf(task.destinationId) === undefined) return false;
+    await this.options.producer.send([
+      {
+        topic: this.options.deliveriesTopic,
+        key: taskKey(task, { rateLimited: true }),
+        value: encodeTask(this.options.avro, task),
+      },
+    ]);
+    return true;
   };
 
   /**

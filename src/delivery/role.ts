@@ -86,6 +86,7 @@ export async function startDeliveryWorker(options: DeliveryWorkerOptions): Promi
     disableWebhook: options.disableWebhook,
     topicPrefix: options.topicPrefix,
     attemptsTopic: topics.attempts,
+    deliveriesTopic: topics.deliveries,
     metrics: createDeliveryMetrics(options.metrics),
     circuits,
     clock,
@@ -100,6 +101,7 @@ export async function startDeliveryWorker(options: DeliveryWorkerOptions): Promi
     slowRunMs: Math.min(SLOW_RUN_MS, delivery.timeoutMs / 2),
     run: executor.execute,
     defer: executor.defer,
+    rateOf: executor.rateOf,
     clock,
   });
   const sweeper = setInterval(() => dispatcher.sweep(), SWEEP_INTERVAL_MS).unref();
@@ -125,6 +127,7 @@ export async function startDeliveryWorker(options: DeliveryWorkerOptions): Promi
     avro,
     dispatcher,
     repark: executor.repark,
+    forward: executor.forward,
     deadLetters,
     topicPrefix: options.topicPrefix,
     scheduleMs: retry.scheduleMs,

@@ -93,7 +93,10 @@ export class Redriver {
     await producer.send(
       send.map(({ task }) => ({
         topic: this.options.deliveriesTopic,
-        key: taskKey(task),
+        key: taskKey(task, {
+          rateLimited:
+            this.options.catalog.destination(task.destinationId)?.settings.maxRequestsPerSecond !== undefined,
+        }),
         value: encodeTask(avro, freshTask(task)),
       })),
     );

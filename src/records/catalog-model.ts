@@ -31,6 +31,11 @@ export interface DestinationSettings {
   sharedSecret?: string;
   /** 1–5 URLs, tried in order; the first success wins. */
   webhooks: WebhookEntry[];
+  /**
+   * Requests per second Hookline sends this destination at most, across every worker process and
+   * replica (its tasks all go through one partition of the deliveries topic). Absent: no limit.
+   */
+  maxRequestsPerSecond?: number;
 }
 
 export interface Destination {

@@ -34,11 +34,12 @@ export function sourceFromRecord(record: AvroRecord): Source {
 }
 
 export function destinationToRecord(destination: Destination): AvroRecord {
-  const { sharedSecret, webhooks } = destination.settings;
+  const { sharedSecret, webhooks, maxRequestsPerSecond } = destination.settings;
   return {
     ...destination,
     settings: {
       sharedSecret: sharedSecret ?? null,
+      maxRequestsPerSecond: maxRequestsPerSecond ?? null,
       webhooks: webhooks.map((w) => ({
         url: w.url,
         headers: w.headers,
@@ -51,7 +52,11 @@ export function destinationToRecord(destination: Destination): AvroRecord {
 }
 
 export function destinationFromRecord(record: AvroRecord): Destination {
-  const settings = record.settings as { sharedSecret: string | null; webhooks: AvroRecord[] };
+  const settings = record.settings as {
+    sharedSecret: string | null;
+    webhooks: AvroRecord[];
+    maxRequestsPerSecond?: number | null;
+  };
   const webhooks: WebhookEntry[] = settings.webhooks.map((w) => ({
     url: w.url as string,
     headers: { ...(w.headers as Record<string, string>) },
@@ -67,8 +72,13 @@ export function destinationFromRecord(record: AvroRecord): Destination {
     sourceId: record.sourceId as string,
     name: record.name as string,
     enabled: record.enabled as boolean,
-    settings:
-      settings.sharedSecret === null ? { webhooks } : { sharedSecret: settings.sharedSecret, webhooks },
+    settings: {
+      ...(settings.sharedSecret !== null && { sharedSecret: settings.sharedSecret }),
+      webhooks,
+      ...(typeof settings.maxRequestsPerSecond === 'number' && {
+        maxRequestsPerSecond: settings.maxRequestsPerSecond,
+      }),
+    },
     ...timestampsFromRecord(record),
   };
 }

@@ -50,9 +50,16 @@ export function taskId(sourceId: string, messageId: string, destinationId: strin
   return `${sourceId}:${messageId}:${destinationId}`;
 }
 
-/** Kafka key of a task: per destination and user, so one user's events to one destination stay in order. */
-export function taskKey(task: Pick<DeliveryTask, 'destinationId' | 'userKey'>): string {
-  return `${task.destinationId}:${task.userKey}`;
+/**
+ * Kafka key of a task: per destination and user, so one user's events to one destination stay in
+ * order. On `hookline.deliveries`, a rate-limited destination's tasks are keyed by the destination
+ * alone: they all go through one partition, so one worker paces every request to it.
+ */
+export function taskKey(
+  task: Pick<DeliveryTask, 'destinationId' | 'userKey'>,
+  options: { rateLimited?: boolean } = {},
+): string {
+  return options.rateLimited ? task.destinationId : `${task.destinationId}:${task.userKey}`;
 }
 
 export function encodeTask(avro: AvroCodec, task: DeliveryTask): Buffer {

@@ -83,6 +83,9 @@ export class EventRouter {
     if (destinations.length > 0) {
       const payload = serialisePayload(event);
       const userKey = eventKey(event);
+      const rateLimited = new Set(
+        destinations.filter((d) => d.settings.maxRequestsPerSecond !== undefined).map((d) => d.id),
+      );
       const tasks: DeliveryTask[] = destinations.map((d) => ({
         taskId: taskId(event.sourceId, event.messageId, d.id),
         destinationId: d.id,
@@ -98,7 +101,7 @@ export class EventRouter {
       await this.options.producer.send(
         tasks.map((task) => ({
           topic: this.options.deliveriesTopic,
-          key: taskKey(task),
+          key: taskKey(task, { rateLimited: rateLimited.has(task.destinationId) }),
           value: encodeTask(this.options.avro, task),
         })),
       );

@@ -50,6 +50,7 @@ export const destinationViewSchema = z
       sharedSecretSet: z
         .boolean()
         .meta({ description: 'Whether a shared secret is set; the secret is never returned.' }),
+      maxRequestsPerSecond: z.number().optional().meta({ description: 'The rate limit, when set.' }),
       webhooks: z.array(
         z.object({
           url: z.string(),
@@ -101,6 +102,9 @@ export function destinationView(destination: Destination, circuits?: CircuitRead
     enabled: destination.enabled,
     settings: {
       sharedSecretSet: destination.settings.sharedSecret !== undefined,
+      ...(destination.settings.maxRequestsPerSecond !== undefined && {
+        maxRequestsPerSecond: destination.settings.maxRequestsPerSecond,
+      }),
       webhooks: states ? webhooks.map((w, i) => ({ ...w, circuit: states[i]! })) : webhooks,
     },
     createdAt: destination.createdAt,

@@ -18,6 +18,8 @@ export interface DelayConsumerOptions {
   dispatcher: Dispatcher;
   /** Parks a task again that came back before its due time (see DeliveryExecutor.repark). */
   repark: (task: DeliveryTask) => Promise<void>;
+  /** Hands a rate-limited destination's task back to the deliveries topic (DeliveryExecutor.forward). */
+  forward: (task: DeliveryTask) => Promise<boolean>;
   deadLetters: DeadLetterWriter;
   topicPrefix: string;
   /** The configured schedule: one delay topic per step. */
@@ -65,6 +67,7 @@ export async function startDelayConsumer(options: DelayConsumerOptions): Promise
       handle: async (task, consumed) => {
         const dueAtMs = task.dueAtMs ?? dueAtOf(consumed.message) ?? clock.now();
         if (dueAtMs > clock.now()) return options.repark(task); // a Retry-After beyond this step
+        if (await options.forward(task)) return; // paced by the owner of its deliveries partition
         const tier = consumed.topic.slice(prefix.length);
         // Observed when the attempt starts, so time spent waiting in a busy lane counts too.
         await dispatcher.submit(task, () =>

@@ -24,6 +24,22 @@ describe('destination validation', () => {
     ['five URLs', 'ok', destination({ webhooks: webhooks(5) })],
     ['zero URLs', 'settings.webhooks too_small', destination({ webhooks: [] })],
     ['six URLs', 'settings.webhooks too_big', destination({ webhooks: webhooks(6) })],
+    ['a rate limit', 'ok', destination({ webhooks: webhooks(1), maxRequestsPerSecond: 2.5 })],
+    [
+      'a rate limit of 0',
+      'settings.maxRequestsPerSecond too_small',
+      destination({ webhooks: webhooks(1), maxRequestsPerSecond: 0 }),
+    ],
+    [
+      'a rate limit too high',
+      'settings.maxRequestsPerSecond too_big',
+      destination({ webhooks: webhooks(1), maxRequestsPerSecond: 1e6 }),
+    ],
+    [
+      'a rate limit as text',
+      'settings.maxRequestsPerSecond invalid_type',
+      destination({ webhooks: webhooks(1), maxRequestsPerSecond: '10' }),
+    ],
     ['no webhooks field', 'settings.webhooks invalid_type', destination({})],
     [
       'ftp:// URL',

@@ -20,6 +20,7 @@ const lane = (overrides: Partial<LaneLoad> = {}): LaneLoad => ({
   avgRunMs: 20,
   oldestRunAgeMs: 0,
   sameUserActive: false,
+  tokenReady: true,
   ...overrides,
 });
 const hung = (overrides: Partial<LaneLoad> = {}) =>
@@ -71,6 +72,30 @@ describe('admission policy', () => {
       'a slow lane defers rather than wait for the same user',
       hung({ sameUserActive: true }),
       { slowActive: 0, slowLanes: 1 },
+      'defer',
+    ],
+    [
+      'rate-limited with a token: starts',
+      lane({ ratePerSecond: 10 }),
+      { slowActive: 0, slowLanes: 0 },
+      'start',
+    ],
+    [
+      'rate-limited without a token: waits its turn in the lane',
+      lane({ ratePerSecond: 10, tokenReady: false, queued: 50 }),
+      { slowActive: 0, slowLanes: 0 },
+      'queue',
+    ],
+    [
+      'rate-limited with 10 s of work queued: parked in the delay topics',
+      lane({ ratePerSecond: 10, tokenReady: false, queued: 100 }),
+      { slowActive: 0, slowLanes: 0 },
+      'defer',
+    ],
+    [
+      'rate-limited and fast, but its queue is full: parked',
+      lane({ ratePerSecond: 1_000, tokenReady: false, queued: 500 }),
+      { slowActive: 0, slowLanes: 0 },
       'defer',
     ],
     [

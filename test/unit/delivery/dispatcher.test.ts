@@ -191,4 +191,26 @@ describe('Dispatcher', () => {
       expect(started).toEqual(['first0', 'retry']);
     });
   });
+
+  it('starts the requests of a rate-limited destination at its rate, the rest waiting in its lane', () => {
+    const { run, started } = manualRuns();
+    let now = 0;
+    const d = dispatcher({
+      run,
+      maxActivePerDestination: 100,
+      maxQueuedPerDestination: 100,
+      rateOf: (id) => (id === 'limited' ? 10 : undefined),
+      clock: { now: () => now },
+    });
+    for (let i = 0; i < 5; i++) void d.submit(task('limited', `u${i}`, `l${i}`));
+    void d.submit(task('free', 'u0', 'f0'));
+    expect(started).toEqual(['l0', 'f0']); // a burst of 1 at 10/s; another destination is not held
+    now += 100;
+    d.sweep();
+    expect(started).toEqual(['l0', 'f0', 'l1']);
+    now += 1_000; // ten tokens' worth of time, but the bucket holds one
+    d.sweep();
+    expect(started).toEqual(['l0', 'f0', 'l1', 'l2']);
+    expect(d.load('limited')).toEqual({ active: 3, queued: 2 });
+  });
 });

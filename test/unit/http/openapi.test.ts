@@ -92,6 +92,7 @@ describe('admin OpenAPI document', () => {
   it('documents responses without secrets, and the error statuses', () => {
     const schemas = at(doc, 'components', 'schemas');
     expect(Object.keys(at(schemas, 'Destination', 'properties', 'settings', 'properties')).sort()).toEqual([
+      'maxRequestsPerSecond',
       'sharedSecretSet',
       'webhooks',
     ]);
