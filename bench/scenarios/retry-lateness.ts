@@ -90,6 +90,10 @@ export const retryLatenessScenario: Scenario = {
       // Every failed attempt logs a warning (delivery.attempted): 5,000 lines written to stdout by
       // the process under test, in the middle of the measurement.
       HOOKLINE_LOG_LEVEL: 'error',
+      // A receiver that fails every first attempt fails half of all requests: its circuit breaker
+      // would open (rightly) and hold retries back for its cool-down. This scenario measures the
+      // delay topics, so the breakers are off here (the isolation scenarios keep them on).
+      HOOKLINE_CIRCUIT_BREAKER: 'false',
     });
     const flaky = await FlakyReceiver.start();
     const healthy = await harness.call('startReceivers', { count: 1, recordLatency: true });

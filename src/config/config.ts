@@ -97,6 +97,14 @@ const schema = z.object({
   HOOKLINE_DESTINATION_CONCURRENCY: envInt({ min: 1, max: 10_000 }).default(50),
   /** Tasks waiting for one destination before further ones are deferred to the first delay topic. */
   HOOKLINE_DESTINATION_QUEUE: envInt({ min: 0, max: 1_000_000 }).default(500),
+  /** Circuit breakers per destination URL (delivery/circuit): on by default. */
+  HOOKLINE_CIRCUIT_BREAKER: envBool().default(true),
+  /** Requests in the 30 s window before a URL's circuit may open. */
+  HOOKLINE_CIRCUIT_MIN_REQUESTS: envInt({ min: 1, max: 1_000_000 }).default(10),
+  /** Share of failed requests in the window that opens it, in percent. */
+  HOOKLINE_CIRCUIT_FAILURE_PERCENT: envInt({ min: 1, max: 100 }).default(50),
+  /** First cool-down of an open circuit; it doubles with each failed probe, up to 20×. */
+  HOOKLINE_CIRCUIT_COOLDOWN: envDurationMs().default(30_000),
   /** Delays between attempts, comma separated; the last repeats until the cutoff. */
   HOOKLINE_RETRY_SCHEDULE: z
     .preprocess(
@@ -170,6 +178,8 @@ export interface Config {
     workerConcurrency: number;
     destinationConcurrency: number;
     destinationQueue: number;
+    /** Undefined: circuit breakers off. */
+    circuit: { minRequests: number; failureRatio: number; cooldownMs: number } | undefined;
   };
   retry: { scheduleMs: number[]; cutoffMs: number };
   security: { allowedNetworks: string[] };
@@ -238,6 +248,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       workerConcurrency: c.HOOKLINE_WORKER_CONCURRENCY,
       destinationConcurrency: c.HOOKLINE_DESTINATION_CONCURRENCY,
       destinationQueue: c.HOOKLINE_DESTINATION_QUEUE,
+      circuit: c.HOOKLINE_CIRCUIT_BREAKER
+        ? {
+            minRequests: c.HOOKLINE_CIRCUIT_MIN_REQUESTS,
+            failureRatio: c.HOOKLINE_CIRCUIT_FAILURE_PERCENT / 100,
+            cooldownMs: c.HOOKLINE_CIRCUIT_COOLDOWN,
+          }
+        : undefined,
     },
     retry: { scheduleMs: c.HOOKLINE_RETRY_SCHEDULE, cutoffMs: c.HOOKLINE_RETRY_CUTOFF },
     security: { allowedNetworks: c.HOOKLINE_ALLOWED_NETWORKS },

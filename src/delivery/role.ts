@@ -9,6 +9,7 @@ import type { Logger } from '../observability/logger';
 import type { CatalogView } from '../records/catalog-model';
 import type { AddressPolicy } from '../security/address-policy';
 import { DeadLetterWriter } from '../records/dead-letter';
+import { DEFAULT_BREAKER_POLICY } from './circuit/breaker';
 import { CircuitRegistry } from './circuit/registry';
 import { Dispatcher } from './dispatcher';
 import { DeliveryExecutor } from './executor';
@@ -40,6 +41,8 @@ export interface DeliveryWorkerOptions {
     workerConcurrency: number;
     destinationConcurrency: number;
     destinationQueue: number;
+    /** Circuit breaker settings; undefined turns the breakers off. */
+    circuit: { minRequests: number; failureRatio: number; cooldownMs: number } | undefined;
   };
   retry: RetryPolicy;
   /** The SSRF guard: which addresses webhook requests may connect to. */
@@ -75,7 +78,16 @@ export async function startDeliveryWorker(options: DeliveryWorkerOptions): Promi
     clock,
   });
   const deadLetters = new DeadLetterWriter({ producer, avro, topic: topics.dlq, clock });
-  const circuits = new CircuitRegistry({ clock, logger, metrics: options.metrics });
+  const circuits = new CircuitRegistry({
+    clock,
+    logger,
+    metrics: options.metrics,
+    policy: delivery.circuit && {
+      ...DEFAULT_BREAKER_POLICY,
+      ...delivery.circuit,
+      maxCooldownMs: delivery.circuit.cooldownMs * 20,
+    },
+  });
   const executor = new DeliveryExecutor({
     catalog: options.catalog,
     client,
@@ -88,7 +100,7 @@ export async function startDeliveryWorker(options: DeliveryWorkerOptions): Promi
     attemptsTopic: topics.attempts,
     deliveriesTopic: topics.deliveries,
     metrics: createDeliveryMetrics(options.metrics),
-    circuits,
+    ...(delivery.circuit && { circuits }),
     clock,
     logger,
   });

@@ -11,6 +11,25 @@ describe('loadConfig', () => {
     expect(config.topics).toEqual({ prefix: 'hookline', create: true, partitions: 6, replicationFactor: -1 });
   });
 
+  it('turns circuit breakers on by default, tunable, and off on request', () => {
+    expect(loadConfig({}).delivery.circuit).toEqual({
+      minRequests: 10,
+      failureRatio: 0.5,
+      cooldownMs: 30_000,
+    });
+    expect(
+      loadConfig({
+        HOOKLINE_CIRCUIT_MIN_REQUESTS: '50',
+        HOOKLINE_CIRCUIT_FAILURE_PERCENT: '80',
+        HOOKLINE_CIRCUIT_COOLDOWN: '2m',
+      }).delivery.circuit,
+    ).toEqual({ minRequests: 50, failureRatio: 0.8, cooldownMs: 120_000 });
+    expect(loadConfig({ HOOKLINE_CIRCUIT_BREAKER: 'false' }).delivery.circuit).toBeUndefined();
+    expect(() => loadConfig({ HOOKLINE_CIRCUIT_FAILURE_PERCENT: '0' })).toThrow(
+      'HOOKLINE_CIRCUIT_FAILURE_PERCENT',
+    );
+  });
+
   it('reads a full cluster configuration', () => {
     const config = loadConfig({
       HOOKLINE_HTTP_PORT: '9000',
