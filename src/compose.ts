@@ -7,6 +7,7 @@ import { defaultSchemaDir, loadSchemaFiles } from './avro/schema-files';
 import { startCatalog, type CatalogStore } from './catalog';
 import type { Config } from './config/config';
 import { systemClock, type Clock } from './core/clock';
+import { ConfigError } from './core/errors';
 import { Lifecycle } from './core/lifecycle';
 import { deletionRoutes } from './deletions/routes';
 import { startDeliveryWorker, type DeliveryWorker } from './delivery/role';
@@ -64,6 +65,9 @@ export interface App {
  */
 export async function startApp(options: AppOptions): Promise<App> {
   const { config, cluster } = options;
+  const keyring = config.secrets.keyring;
+  if (!keyring)
+    throw new ConfigError('HOOKLINE_SECRETS_KEY', 'required: the key that seals destination secrets');
   const logger = options.logger ?? createLogger({ level: config.logLevel });
   const clock = options.clock ?? systemClock;
   const lifecycle = new Lifecycle(logger);
@@ -123,6 +127,7 @@ export async function startApp(options: AppOptions): Promise<App> {
       avro,
       topic: topics.catalog,
       clientId: config.kafka.clientId,
+      sealer: keyring,
       logger,
       clock,
       metrics,
@@ -213,6 +218,7 @@ export async function startApp(options: AppOptions): Promise<App> {
           admin: connectedAdmin,
           avro,
           catalog: catalog.store,
+          secrets: keyring,
           disableWebhook: (destinationId, url, reason) =>
             catalog.service.disableWebhook(destinationId, url, reason),
           producer,

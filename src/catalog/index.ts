@@ -3,6 +3,7 @@ import type { Registry } from 'prom-client';
 import type { AvroCodec } from '../avro/codec';
 import type { Clock } from '../core/clock';
 import type { Logger } from '../observability/logger';
+import type { SecretSealer } from '../security/secrets';
 import { withDeadline } from '../core/deadline';
 import { CatalogLagError } from './errors';
 import { startMaterialiser, type Materialiser } from './materialiser';
@@ -18,7 +19,7 @@ import { toHttpError } from './api/errors';
 // The catalog's public surface: other stages import the catalog through this file only.
 export type { CatalogChange, CatalogListener } from './store';
 export { CatalogStore } from './store';
-export { CatalogService } from './service';
+export { CatalogService, type ReencryptResult } from './service';
 export { startMaterialiser } from './materialiser';
 export { toHttpError as catalogHttpError } from './api/errors';
 export * from './errors';
@@ -31,6 +32,8 @@ export interface CatalogOptions {
   topic: string;
   /** Base of this process's consumer group id. */
   clientId: string;
+  /** Seals destination secrets and header values before they are written (the secrets keyring). */
+  sealer: SecretSealer;
   logger: Logger;
   clock: Clock;
   metrics?: Registry;
@@ -87,7 +90,7 @@ export async function startCatalog(options: CatalogOptions): Promise<Catalog> {
     await writer.stop();
     throw err;
   }
-  const service = new CatalogService({ store, writer, logger, clock });
+  const service = new CatalogService({ store, writer, sealer: options.sealer, logger, clock });
   return {
     store,
     service,

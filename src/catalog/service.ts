@@ -10,6 +10,8 @@ import { hashWriteKey, newDestinationId, newSourceId, newWriteKey, writeKeyPrefi
 import type { Destination, DestinationSettings, Source } from '../records/catalog-model';
 import type { CatalogEntity } from '../records/catalog';
 import type { CatalogStore } from './store';
+import type { SecretSealer } from '../security/secrets';
+import { needsReseal, resealSettings, sealHeaders } from './secrets';
 import type { DestinationCreate, DestinationPatch, SourceCreate, SourcePatch } from './validation';
 
 /** The write side the service needs; CatalogWriter in production. */
@@ -21,8 +23,18 @@ export interface CatalogWrites {
 export interface CatalogServiceOptions {
   store: CatalogStore;
   writer: CatalogWrites;
+  /** Seals secrets and header values before they are written (HOOKLINE_SECRETS_KEY). */
+  sealer: SecretSealer;
   logger: Logger;
   clock?: Clock;
+}
+
+/** What `reencryptDestinations` did. */
+export interface ReencryptResult {
+  /** Destinations rewritten: they held plaintext or values sealed under another key. */
+  reencrypted: number;
+  /** Destinations already entirely under the current key. */
+  unchanged: number;
 }
 
 /**
@@ -34,6 +46,7 @@ export interface CatalogServiceOptions {
 export class CatalogService {
   private readonly store: CatalogStore;
   private readonly writer: CatalogWrites;
+  private readonly sealer: SecretSealer;
   private readonly logger: Logger;
   private readonly clock: Clock;
   private queue: Promise<unknown> = Promise.resolve();
@@ -41,6 +54,7 @@ export class CatalogService {
   constructor(options: CatalogServiceOptions) {
     this.store = options.store;
     this.writer = options.writer;
+    this.sealer = options.sealer;
     this.logger = options.logger.child({ component: 'catalog' });
     this.clock = options.clock ?? systemClock;
   }
@@ -101,16 +115,16 @@ export class CatalogService {
         sourceId: input.sourceId,
         name: input.name,
         enabled: input.enabled,
-        settings: settingsOf(input.settings.webhooks, input.settings.sharedSecret ?? undefined),
+        settings: settingsOf(
+          this.sealWebhooks(input.settings.webhooks),
+          this.sealed(input.settings.sharedSecret),
+        ),
         createdAt: now,
         updatedAt: now,
       };
-      await this.writer.put({ kind: 'destination', value: destination });
-      this.logger.info(
-        { destinationId: destination.id, sourceId: destination.sourceId },
-        'destination created',
-      );
-      return destination;
+      const created = await this.putDestination(destination);
+      this.logger.info({ destinationId: created.id, sourceId: created.sourceId }, 'destination created');
+      return created;
     });
   }
 
@@ -121,20 +135,21 @@ export class CatalogService {
       const secret =
         settingsPatch?.sharedSecret === undefined
           ? current.settings.sharedSecret
-          : (settingsPatch.sharedSecret ?? undefined);
+          : this.sealed(settingsPatch.sharedSecret);
+      const webhooks = settingsPatch?.webhooks;
       const destination: Destination = {
         ...current,
         ...definedFields(fields),
         settings: settingsOf(
-          settingsPatch?.webhooks ?? current.settings.webhooks,
+          webhooks ? this.sealWebhooks(webhooks) : current.settings.webhooks,
           secret,
-          settingsPatch?.webhooks === undefined,
+          webhooks === undefined,
         ),
         updatedAt: this.now(),
       };
-      await this.writer.put({ kind: 'destination', value: destination });
-      this.logger.info({ destinationId: id, sourceId: destination.sourceId }, 'destination updated');
-      return destination;
+      const updated = await this.putDestination(destination);
+      this.logger.info({ destinationId: id, sourceId: updated.sourceId }, 'destination updated');
+      return updated;
     });
   }
 
@@ -156,12 +171,12 @@ export class CatalogService {
         settings: { ...current.settings, webhooks },
         updatedAt: now,
       };
-      await this.writer.put({ kind: 'destination', value: destination });
+      const updated = await this.putDestination(destination);
       this.logger.warn(
         { destinationId: id, sourceId: current.sourceId, urlIndex: index, reason },
         'webhook URL disabled',
       );
-      return destination;
+      return updated;
     });
   }
 
@@ -171,6 +186,45 @@ export class CatalogService {
       await this.writer.remove(id);
       this.logger.info({ destinationId: id, sourceId: current.sourceId }, 'destination deleted');
     });
+  }
+
+  /**
+   * Rewrites every destination that holds plaintext (written before encryption) or values sealed
+   * under HOOKLINE_SECRETS_KEY_PREVIOUS, under the current key. Idempotent; `updatedAt` is kept,
+   * since nothing a user set has changed. Run it after rolling out a new key to every process.
+   */
+  reencryptDestinations(): Promise<ReencryptResult> {
+    return this.serialised(async () => {
+      let reencrypted = 0;
+      let unchanged = 0;
+      for (const destination of this.store.destinations()) {
+        if (!needsReseal(destination.settings, this.sealer)) {
+          unchanged++;
+          continue;
+        }
+        await this.putDestination(destination);
+        reencrypted++;
+      }
+      this.logger.info({ reencrypted, unchanged }, 'destinations re-encrypted under the current key');
+      return { reencrypted, unchanged };
+    });
+  }
+
+  /** Every destination write: its stored secrets are brought under the current key first. */
+  private async putDestination(destination: Destination): Promise<Destination> {
+    const value = { ...destination, settings: resealSettings(destination.settings, this.sealer) };
+    await this.writer.put({ kind: 'destination', value });
+    return value;
+  }
+
+  private sealed(secret: string | null | undefined): string | undefined {
+    return secret === null || secret === undefined ? undefined : this.sealer.seal(secret);
+  }
+
+  private sealWebhooks(
+    webhooks: { url: string; headers: Record<string, string> }[],
+  ): Destination['settings']['webhooks'] {
+    return webhooks.map((w) => ({ url: w.url, headers: sealHeaders(w.headers, this.sealer) }));
   }
 
   private existingSource(id: string): Source {

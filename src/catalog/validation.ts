@@ -17,6 +17,11 @@ const MAX_HEADER_NAME_CHARS = 256;
 const MAX_HEADER_VALUE_CHARS = 8_192;
 const MAX_NAME_CHARS = 200;
 const MAX_SECRET_CHARS = 1_024;
+/**
+ * What reads show instead of a static header value. Refused as a value on writes, so that a client
+ * sending back a destination it read cannot replace a real credential with the placeholder.
+ */
+export const REDACTED_HEADER_VALUE = '[redacted]';
 
 /** RFC 9110 `token`: the characters allowed in a header name. */
 const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
@@ -105,6 +110,12 @@ function headerIssue(
     return {
       code: 'header_duplicate',
       message: `header ${headerName} is given twice (names are case-insensitive)`,
+    };
+  }
+  if (value === REDACTED_HEADER_VALUE) {
+    return {
+      code: 'header_value_redacted',
+      message: `value of header ${headerName} is the placeholder reads show; send the real value`,
     };
   }
   if (value.length > MAX_HEADER_VALUE_CHARS || INVALID_HEADER_VALUE_CHAR.test(value)) {

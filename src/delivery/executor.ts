@@ -4,7 +4,7 @@ import type { Clock } from '../core/clock';
 import type { BatchingProducer, OutgoingMessage } from '../kafka/batching-producer';
 import { formatDelay, retryTopic } from '../kafka/topics';
 import type { Logger } from '../observability/logger';
-import type { CatalogView } from '../records/catalog-model';
+import type { CatalogView, Destination } from '../records/catalog-model';
 import type { DeadLetterWriter } from '../records/dead-letter';
 import { encodeAttempt } from '../records/delivery-attempt';
 import { encodeTask, taskKey, type DeliveryTask } from '../records/delivery-task';
@@ -12,10 +12,14 @@ import { deliverToDestination, type DeliveryOutcome } from './failover';
 import { planHandoff, type HandoffPlan } from './handoff';
 import type { WebhookClient } from './http/client';
 import type { DeliveryMetrics } from './metrics';
+import type { OpenedSettings, SettingsOpener } from './secrets';
+import { SecretUnreadableError } from '../security/secrets';
 import { dueAtHeader } from './retry/due-header';
 
 export interface DeliveryExecutorOptions {
   catalog: CatalogView;
+  /** Opens the destination's sealed secrets and header values, only here, only to send. */
+  secrets: SettingsOpener;
   client: WebhookClient;
   producer: BatchingProducer;
   avro: AvroCodec;
@@ -43,10 +47,12 @@ export class DeliveryExecutor {
     const { catalog, metrics, clock } = this.options;
     const destination = catalog.destination(task.destinationId);
     if (!destination || !destination.enabled) {
-      const reason = destination ? 'destination_disabled' : 'destination_deleted';
-      await this.options.deadLetters.task(task, reason);
-      metrics.deadLettered.inc({ reason });
-      metrics.deliveries.inc({ destination_id: task.destinationId, outcome: 'dead_lettered' });
+      await this.deadLetter(task, destination ? 'destination_disabled' : 'destination_deleted');
+      return;
+    }
+    const settings = this.openSettings(task, destination.settings);
+    if (!settings) {
+      await this.deadLetter(task, 'secret_unreadable');
       return;
     }
 
@@ -56,7 +62,7 @@ export class DeliveryExecutor {
     try {
       outcome = await deliverToDestination({
         client: this.options.client,
-        destination,
+        destination: { settings },
         payload: task.payload,
         clock,
         logger: this.options.logger,
@@ -104,6 +110,30 @@ export class DeliveryExecutor {
     await this.options.producer.send([this.delayed(task, delayMs, this.options.clock.now() + delayMs)]);
     this.options.metrics.deliveries.inc({ destination_id: task.destinationId, outcome: 'deferred' });
   };
+
+  private async deadLetter(task: DeliveryTask, reason: string): Promise<void> {
+    const { metrics } = this.options;
+    await this.options.deadLetters.task(task, reason);
+    metrics.deadLettered.inc({ reason });
+    metrics.deliveries.inc({ destination_id: task.destinationId, outcome: 'dead_lettered' });
+  }
+
+  /**
+   * The settings in plaintext, or undefined when a value cannot be opened (sealed with a key this
+   * process lacks, or corrupt): the task is then dead-lettered, redrivable once the key is fixed.
+   */
+  private openSettings(task: DeliveryTask, settings: Destination['settings']): OpenedSettings | undefined {
+    try {
+      return this.options.secrets.open(settings);
+    } catch (err) {
+      if (!(err instanceof SecretUnreadableError)) throw err;
+      this.options.logger.error(
+        { destinationId: task.destinationId, code: err.code, reason: err.message },
+        'cannot open the destination secrets: is HOOKLINE_SECRETS_KEY the same on every process?',
+      );
+      return undefined;
+    }
+  }
 
   /** Once per URL and process: further 410s of tasks in flight meanwhile add nothing. */
   private readonly gone = new Set<string>();

@@ -1,4 +1,4 @@
-import type { Destination } from '../records/catalog-model';
+import type { OpenedSettings } from './secrets';
 import { systemClock, type Clock } from '../core/clock';
 import { silentLogger, type Logger } from '../observability/logger';
 import { classifyStatus, type Classification, type HttpResult } from './http/classify';
@@ -25,7 +25,8 @@ export type DeliveryOutcome =
 
 export interface DeliverOptions {
   client: Pick<WebhookClient, 'post' | 'userAgent'>;
-  destination: Pick<Destination, 'settings'>;
+  /** The destination's settings, opened (`SettingsOpener`): plaintext secret and header values. */
+  destination: { settings: OpenedSettings };
   /** The exact body: a task's `payload`, from `serialisePayload`. */
   payload: string;
   clock?: Clock;

@@ -12,6 +12,8 @@ import { Dispatcher } from './dispatcher';
 import { DeliveryExecutor } from './executor';
 import { createWebhookClient } from './http/client';
 import { createDeliveryMetrics } from './metrics';
+import { SettingsOpener } from './secrets';
+import type { SecretOpener } from '../security/secrets';
 import { startDelayConsumer } from './retry/delay-consumer';
 import { taskHandler } from './task-handler';
 
@@ -21,6 +23,8 @@ export interface DeliveryWorkerOptions {
   admin: Admin;
   avro: AvroCodec;
   catalog: CatalogView;
+  /** Opens sealed destination secrets (the secrets keyring). */
+  secrets: SecretOpener;
   /** Stops calls to a URL that answered 410 Gone (a catalog write). */
   disableWebhook: (destinationId: string, url: string, reason: string) => Promise<unknown>;
   producer: BatchingProducer;
@@ -63,6 +67,7 @@ export async function startDeliveryWorker(options: DeliveryWorkerOptions): Promi
   const deadLetters = new DeadLetterWriter({ producer, avro, topic: topics.dlq, clock });
   const executor = new DeliveryExecutor({
     catalog: options.catalog,
+    secrets: new SettingsOpener({ opener: options.secrets }),
     client,
     producer,
     avro,

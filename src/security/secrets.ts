@@ -85,6 +85,8 @@ export interface SecretSealer {
   seal(plaintext: string): StoredSecret;
   /** The stored value under the current key: unchanged when it already is, else opened and sealed. */
   reseal(stored: StoredSecret): StoredSecret;
+  /** True when `reseal` would change the value: plaintext, or sealed under another key. */
+  needsReseal(stored: StoredSecret): boolean;
 }
 
 /** What signing and sending need. */
@@ -161,7 +163,6 @@ export class SecretKeyring implements SecretSealer, SecretOpener {
     }
   }
 
-  /** True when `reseal` would change the value: plaintext, or sealed under another key. */
   needsReseal(stored: StoredSecret): boolean {
     return sealedKeyId(stored) !== this.currentKeyId;
   }

@@ -1,9 +1,11 @@
 import { z } from 'zod';
 import type { Destination, Source } from '../../records/catalog-model';
+import { REDACTED_HEADER_VALUE } from '../validation';
 
 /**
  * What the admin API returns. These schemas document the responses in the OpenAPI document and
- * type the mapping functions; a secret has no field here, so it cannot leak into a response.
+ * type the mapping functions; a secret has no field here, so it cannot leak into a response, and
+ * static header values (stored sealed, often credentials) read as REDACTED_HEADER_VALUE.
  */
 const timestamp = z.string().meta({ format: 'date-time', description: 'ISO 8601 UTC.' });
 const timestamps = { createdAt: timestamp, updatedAt: timestamp };
@@ -38,7 +40,9 @@ export const destinationViewSchema = z
       webhooks: z.array(
         z.object({
           url: z.string(),
-          headers: z.record(z.string(), z.string()),
+          headers: z.record(z.string(), z.string()).meta({
+            description: `Header names; values are write-only and read as "${REDACTED_HEADER_VALUE}" (they often carry credentials).`,
+          }),
           disabled: z
             .object({ at: z.string(), reason: z.string() })
             .optional()
@@ -54,6 +58,13 @@ export const sourceListSchema = z.object({ sources: z.array(sourceViewSchema) })
 export const destinationListSchema = z
   .object({ destinations: z.array(destinationViewSchema) })
   .meta({ id: 'DestinationList' });
+
+export const reencryptResultSchema = z
+  .object({
+    reencrypted: z.number().int().meta({ description: 'Destinations rewritten under the current key.' }),
+    unchanged: z.number().int().meta({ description: 'Destinations already entirely under the current key.' }),
+  })
+  .meta({ id: 'ReencryptResult' });
 
 export type SourceView = z.output<typeof sourceViewSchema>;
 export type DestinationView = z.output<typeof destinationViewSchema>;
@@ -78,7 +89,10 @@ export function destinationView(destination: Destination): DestinationView {
     enabled: destination.enabled,
     settings: {
       sharedSecretSet: destination.settings.sharedSecret !== undefined,
-      webhooks: destination.settings.webhooks,
+      webhooks: destination.settings.webhooks.map((w) => ({
+        ...w,
+        headers: Object.fromEntries(Object.keys(w.headers).map((name) => [name, REDACTED_HEADER_VALUE])),
+      })),
     },
     createdAt: destination.createdAt,
     updatedAt: destination.updatedAt,

@@ -83,6 +83,11 @@ describe('destination validation', () => {
       'settings.webhooks.0.headers.X-A header_value_invalid',
       destination({ webhooks: [hook('https://e.com', { 'X-A': 'v\u0000' })] }),
     ],
+    [
+      'the placeholder reads show, sent back',
+      'settings.webhooks.0.headers.Authorization header_value_redacted',
+      destination({ webhooks: [hook('https://e.com', { Authorization: '[redacted]' })] }),
+    ],
     ['tab in value', 'ok', destination({ webhooks: [hook('https://e.com', { 'X-A': 'a\tb' })] })],
     [
       'Content-Type override',

@@ -1,0 +1,174 @@
+import { createHmac, randomBytes } from 'node:crypto';
+import { CatalogRecordCodec } from '../../src/records/catalog';
+import type { Destination } from '../../src/records/catalog-model';
+import { SecretKeyring } from '../../src/security/secrets';
+import type { TestApp } from '../support/app';
+import { uniquePrefix } from '../support/app';
+import { eventually } from '../support/eventually';
+import { createSource, sendTracking } from '../support/hookline';
+import { testScope } from '../support/scope';
+import { readTopic } from '../support/topics';
+
+/**
+ * Secrets at rest, on the real broker and registry: what the catalog topic holds, what receivers
+ * get, records written by a version before encryption, and a key rotation across processes.
+ */
+const scope = testScope();
+const newKey = () => randomBytes(32).toString('base64');
+const hmac = (secret: string, body: Buffer) => createHmac('sha1', secret).update(body).digest('hex');
+
+/** Every form in which a plaintext might leak into bytes: as is, base64, base64url, hex. */
+function leakedForms(plain: string): Buffer[] {
+  const bytes = Buffer.from(plain, 'utf8');
+  return [bytes, ...(['base64', 'base64url', 'hex'] as const).map((e) => Buffer.from(bytes.toString(e)))];
+}
+
+async function expectNotOnCatalog(t: TestApp, plaintexts: string[]): Promise<number> {
+  const records = await readTopic(t, `${t.prefix}.catalog`);
+  for (const record of records) {
+    for (const plain of plaintexts) {
+      for (const form of leakedForms(plain)) expect(record.includes(form)).toBe(false);
+    }
+  }
+  return records.length;
+}
+
+/** Writes a destination record straight to the catalog topic, as another (older) process would. */
+async function writeDestinationRecord(
+  t: TestApp,
+  destination: Pick<Destination, 'id' | 'sourceId' | 'settings'>,
+): Promise<void> {
+  const now = new Date().toISOString();
+  const value = { ...destination, name: 'written directly', enabled: true, createdAt: now, updatedAt: now };
+  const producer = t.app.parts.kafka.producer();
+  await producer.connect();
+  try {
+    await producer.send({
+      topic: `${t.prefix}.catalog`,
+      messages: [
+        {
+          key: destination.id,
+          value: new CatalogRecordCodec(t.app.parts.avro).encode({ kind: 'destination', value }),
+        },
+      ],
+    });
+  } finally {
+    await producer.disconnect();
+  }
+}
+
+async function track(t: TestApp, writeKey: string, messageId: string): Promise<void> {
+  const res = await sendTracking(t, writeKey, '/v1/track', { userId: 'u1', event: 'Paid', messageId });
+  expect(res.status).toBe(200);
+}
+
+describe('secrets encrypted at rest', () => {
+  it('never puts a shared secret or header value on the catalog topic; deliveries still carry them', async () => {
+    const t = await scope.app();
+    const r = await scope.receiver();
+    const src = await createSource(t);
+    const secret = `sh-${randomBytes(16).toString('hex')}`;
+    const token = `Bearer ${randomBytes(16).toString('hex')}`;
+    const created = await t.admin<{ id: string; settings: unknown }>('POST', '/api/v1/destinations', {
+      sourceId: src.id,
+      name: 'hook',
+      settings: { sharedSecret: secret, webhooks: [{ url: r.url, headers: { Authorization: token } }] },
+    });
+    expect(created.status).toBe(201);
+    expect(JSON.stringify(created.body)).not.toContain(token);
+    const read = await t.admin('GET', `/api/v1/destinations/${created.body.id}`);
+    expect(JSON.stringify(read.body)).not.toContain(token);
+
+    expect(await expectNotOnCatalog(t, [secret, token])).toBeGreaterThanOrEqual(2);
+
+    await track(t, src.writeKey, 'm-at-rest');
+    const req = await eventually(() => r.requests[0], { what: 'the delivery' });
+    expect(req.headers['x-signature']).toBe(hmac(secret, req.body));
+    expect(req.headers.authorization).toBe(token);
+  });
+
+  it('reads plaintext records of an older version, and rotates keys across processes', async () => {
+    const prefix = uniquePrefix();
+    const oldKey = newKey();
+    const currentKey = newKey();
+    const r = await scope.receiver();
+
+    // 1. A catalog written before encryption: a destination record with plaintext values.
+    const before = await scope.app({ HOOKLINE_TOPIC_PREFIX: prefix, HOOKLINE_SECRETS_KEY: oldKey });
+    const src = await createSource(before);
+    const legacySecret = `legacy-${randomBytes(8).toString('hex')}`;
+    const legacyHeader = `legacy-h-${randomBytes(8).toString('hex')}`;
+    await writeDestinationRecord(before, {
+      id: 'dst_legacy',
+      sourceId: src.id,
+      settings: {
+        sharedSecret: legacySecret,
+        webhooks: [{ url: r.url, headers: { 'X-Key': legacyHeader } }],
+      },
+    });
+    await eventually(() => before.app.parts.catalog.destination('dst_legacy'), { what: 'the legacy record' });
+    await track(before, src.writeKey, 'm-legacy');
+    const first = await eventually(() => r.requests[0], { what: 'a delivery from the legacy record' });
+    expect(first.headers['x-signature']).toBe(hmac(legacySecret, first.body));
+    expect(first.headers['x-key']).toBe(legacyHeader);
+    // Re-encrypted under the (old) current key: the plaintext is gone from the latest record.
+    expect(await before.admin('POST', '/api/v1/secrets/reencrypt')).toEqual({
+      status: 200,
+      body: { reencrypted: 1, unchanged: 0 },
+    });
+    await scope.stop(before);
+
+    // 2. Rolled out with a new key, the old one as previous: values sealed with it still open.
+    const rotating = await scope.app({
+      HOOKLINE_TOPIC_PREFIX: prefix,
+      HOOKLINE_SECRETS_KEY: currentKey,
+      HOOKLINE_SECRETS_KEY_PREVIOUS: oldKey,
+    });
+    await track(rotating, src.writeKey, 'm-rotating');
+    const second = await eventually(() => r.requests[1], { what: 'a delivery during the rotation' });
+    expect(second.headers['x-signature']).toBe(hmac(legacySecret, second.body));
+    expect(await rotating.admin('POST', '/api/v1/secrets/reencrypt')).toEqual({
+      status: 200,
+      body: { reencrypted: 1, unchanged: 0 },
+    });
+    await scope.stop(rotating);
+
+    // 3. The old key retired: everything was re-encrypted, so deliveries go on.
+    const after = await scope.app({ HOOKLINE_TOPIC_PREFIX: prefix, HOOKLINE_SECRETS_KEY: currentKey });
+    await track(after, src.writeKey, 'm-after');
+    const third = await eventually(() => r.requests[2], { what: 'a delivery after the rotation' });
+    expect(third.headers['x-signature']).toBe(hmac(legacySecret, third.body));
+    expect(third.headers['x-key']).toBe(legacyHeader);
+    const latest = await readTopic(after, `${prefix}.catalog`);
+    // Compaction may not have run: only records after the first re-encryption are plaintext-free.
+    const lastOfLegacy = latest.filter((v) => v.includes(Buffer.from('dst_legacy'))).at(-1)!;
+    for (const plain of [legacySecret, legacyHeader])
+      for (const form of leakedForms(plain)) expect(lastOfLegacy.includes(form)).toBe(false);
+  });
+
+  it('dead-letters, never sends, a task whose destination secrets were sealed with an unknown key', async () => {
+    const t = await scope.app();
+    const r = await scope.receiver();
+    const src = await createSource(t);
+    const foreign = new SecretKeyring({ current: randomBytes(32) });
+    await writeDestinationRecord(t, {
+      id: 'dst_foreign',
+      sourceId: src.id,
+      settings: { sharedSecret: foreign.seal('s'), webhooks: [{ url: r.url, headers: {} }] },
+    });
+    await eventually(() => t.app.parts.catalog.destination('dst_foreign'), { what: 'the record' });
+    await track(t, src.writeKey, 'm-foreign');
+    const dead = await eventually(
+      async () => {
+        const res = await t.admin<{ deadLetters: { reason: string }[] }>(
+          'GET',
+          '/api/v1/dead-letters?destinationId=dst_foreign',
+        );
+        return res.body.deadLetters[0];
+      },
+      { what: 'the dead letter' },
+    );
+    expect(dead.reason).toBe('secret_unreadable');
+    expect(r.requests).toHaveLength(0);
+  });
+});
