@@ -20,7 +20,7 @@ import { toHttpError } from './api/errors';
 export type { CatalogChange, CatalogListener } from './store';
 export { CatalogStore } from './store';
 export { CatalogService, type ReencryptResult } from './service';
-export { startMaterialiser } from './materialiser';
+export { startMaterialiser, type Materialiser } from './materialiser';
 export { toHttpError as catalogHttpError } from './api/errors';
 export * from './errors';
 

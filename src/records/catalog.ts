@@ -98,16 +98,30 @@ function timestampsFromRecord(record: AvroRecord): { createdAt: string; updatedA
   };
 }
 
+export interface CatalogRecordCodecOptions {
+  /**
+   * Decode sources only: a destination record is recognised by its writer schema and passed over
+   * without decoding its body, so the reader never holds destination settings, sealed or not.
+   * For the producer library, which needs write keys only.
+   */
+  sourcesOnly?: boolean;
+}
+
 /** Encodes and decodes catalog topic values with an AvroCodec that knows the catalog schemas. */
 export class CatalogRecordCodec {
-  constructor(private readonly avro: AvroCodec) {}
+  constructor(
+    private readonly avro: AvroCodec,
+    private readonly options: CatalogRecordCodecOptions = {},
+  ) {}
 
   encode(entity: CatalogEntity): Buffer {
     const { name, value } = entityToRecord(entity);
     return this.avro.encode(name, value);
   }
 
-  async decode(bytes: Buffer): Promise<CatalogEntity> {
+  /** The entity; undefined for a record this view leaves out (`sourcesOnly`: destinations). */
+  async decode(bytes: Buffer): Promise<CatalogEntity | undefined> {
+    if (this.options.sourcesOnly && (await this.avro.recordName(bytes)) !== SOURCE_RECORD) return undefined;
     const { name, value } = await this.avro.decode(bytes);
     return entityFromRecord(name, value);
   }

@@ -1,11 +1,16 @@
 import { createHmac, randomBytes } from 'node:crypto';
-import { CatalogRecordCodec } from '../../src/records/catalog';
+import { SchemaRegistry } from '@kafkajs/confluent-schema-registry';
+import { AvroCodec } from '../../src/avro/codec';
+import { systemClock } from '../../src/core/clock';
+import { silentLogger } from '../../src/observability/logger';
+import { producerSchemas } from '../../src/producer/kafka-transport';
+import { followSourcesOnly } from '../../src/producer/source';
+import { CatalogRecordCodec, SOURCE_RECORD } from '../../src/records/catalog';
 import type { Destination } from '../../src/records/catalog-model';
 import { SecretKeyring } from '../../src/security/secrets';
-import type { TestApp } from '../support/app';
-import { uniquePrefix } from '../support/app';
+import { clusterFromEnv, uniquePrefix, type TestApp } from '../support/app';
 import { eventually } from '../support/eventually';
-import { createSource, sendTracking } from '../support/hookline';
+import { createDestination, createSource, sendTracking } from '../support/hookline';
 import { testScope } from '../support/scope';
 import { readTopic } from '../support/topics';
 
@@ -170,5 +175,44 @@ describe('secrets encrypted at rest', () => {
     );
     expect(dead.reason).toBe('secret_unreadable');
     expect(r.requests).toHaveLength(0);
+  });
+
+  it('gives the producer library a catalog of sources only: no destination record is decoded', async () => {
+    const t = await scope.app();
+    const src = await createSource(t);
+    await createDestination(t, {
+      sourceId: src.id,
+      sharedSecret: 'producer-must-not-see',
+      webhooks: [{ url: 'https://example.com/hook', headers: { Authorization: 'Bearer nope' } }],
+    });
+    const avro = await AvroCodec.create({
+      registry: new SchemaRegistry({ host: clusterFromEnv().schemaRegistryUrl }),
+      schemas: producerSchemas(),
+      logger: silentLogger(),
+    });
+    const decoded: string[] = [];
+    const decode = avro.decode.bind(avro);
+    avro.decode = async (bytes) => {
+      const record = await decode(bytes);
+      decoded.push(record.name);
+      return record;
+    };
+    const { store, materialiser } = await followSourcesOnly({
+      kafka: t.app.parts.kafka,
+      admin: t.app.parts.admin,
+      avro,
+      topic: `${t.prefix}.catalog`,
+      clientId: `producer-view-${t.prefix}`,
+      logger: silentLogger(),
+      clock: systemClock,
+    });
+    try {
+      await store.whenReady();
+      expect(store.sourceByWriteKey(src.writeKey)?.id).toBe(src.id);
+      expect(store.destinations()).toEqual([]);
+      expect(decoded).toEqual([SOURCE_RECORD]);
+    } finally {
+      await materialiser.stop();
+    }
   });
 });
