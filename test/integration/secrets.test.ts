@@ -12,6 +12,7 @@ import { clusterFromEnv, uniquePrefix, type TestApp } from '../support/app';
 import { eventually } from '../support/eventually';
 import { createDestination, createSource, sendTracking } from '../support/hookline';
 import { testScope } from '../support/scope';
+import { exited, spawnHookline } from '../support/process';
 import { readTopic } from '../support/topics';
 
 /**
@@ -214,5 +215,14 @@ describe('secrets encrypted at rest', () => {
     } finally {
       await materialiser.stop();
     }
+  });
+
+  it('the production entry point refuses to start without HOOKLINE_SECRETS_KEY (exit 2)', async () => {
+    const child = spawnHookline({
+      HOOKLINE_SECRETS_KEY: undefined,
+      HOOKLINE_SECRETS_KEY_PREVIOUS: undefined,
+    });
+    expect(await exited(child)).toBe(2);
+    expect(child.output.join('')).toContain('HOOKLINE_SECRETS_KEY: required');
   });
 });
