@@ -226,6 +226,7 @@ export async function startApp(options: AppOptions): Promise<App> {
           topics,
           delivery: config.delivery,
           retry: config.retry,
+          rotationOverlapMs: config.signing.rotationOverlapMs,
           sessionTimeoutMs: config.kafka.sessionTimeoutMs,
           metrics,
           clock,

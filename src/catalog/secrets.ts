@@ -3,7 +3,7 @@ import type { DestinationSettings } from '../records/catalog-model';
 
 /**
  * Where the catalog meets the secrets kernel: every value of a destination's settings that may be
- * a credential (shared secret, static header values) is sealed before it is written, and brought
+ * a credential (shared secret, Standard Webhooks secrets, static header values) is sealed before it is written, and brought
  * under the current key on every write. Nothing here opens a value for any other purpose.
  */
 
@@ -18,9 +18,11 @@ export function sealHeaders(
 /** Every stored secret of the settings, in a fixed order. */
 export function storedSecretsOf(settings: DestinationSettings): StoredSecret[] {
   return [
-    ...(settings.sharedSecret === undefined ? [] : [settings.sharedSecret]),
+    settings.sharedSecret,
+    settings.standardWebhooksSecret,
+    settings.standardWebhooksPrevious?.secret,
     ...settings.webhooks.flatMap((w) => Object.values(w.headers)),
-  ];
+  ].filter((value) => value !== undefined);
 }
 
 /** True when some stored secret is plaintext or sealed under a key other than the current one. */
@@ -35,7 +37,50 @@ export function resealSettings(settings: DestinationSettings, sealer: SecretSeal
     ...w,
     headers: Object.fromEntries(Object.entries(w.headers).map(([name, value]) => [name, reseal(value)])),
   }));
-  return settings.sharedSecret === undefined
-    ? { ...settings, webhooks }
-    : { ...settings, sharedSecret: reseal(settings.sharedSecret), webhooks };
+  const { sharedSecret, standardWebhooksSecret, standardWebhooksPrevious } = settings;
+  return {
+    ...settings,
+    ...(sharedSecret !== undefined && { sharedSecret: reseal(sharedSecret) }),
+    ...(standardWebhooksSecret !== undefined && { standardWebhooksSecret: reseal(standardWebhooksSecret) }),
+    ...(standardWebhooksPrevious && {
+      standardWebhooksPrevious: {
+        ...standardWebhooksPrevious,
+        secret: reseal(standardWebhooksPrevious.secret),
+      },
+    }),
+    webhooks,
+  };
+}
+
+/** The Standard Webhooks part of a destination's settings. */
+export type StandardWebhooksSettings = Pick<
+  DestinationSettings,
+  'standardWebhooksSecret' | 'standardWebhooksPrevious'
+>;
+
+/**
+ * What a request does to the Standard Webhooks secrets. `undefined` keeps them; `null` removes
+ * both (nothing left to sign with); a new secret (sealed) replaces the current one, which becomes
+ * the previous one as of `now` (it keeps signing for the rotation overlap). A secret set where
+ * there was none has no previous one. Only one previous secret is kept: rotating again within the
+ * overlap drops the oldest.
+ */
+export function nextStandardWebhooks(
+  current: StandardWebhooksSettings,
+  change: StoredSecret | null | undefined,
+  now: string,
+): StandardWebhooksSettings {
+  if (change === undefined) {
+    const { standardWebhooksSecret, standardWebhooksPrevious } = current;
+    return {
+      ...(standardWebhooksSecret !== undefined && { standardWebhooksSecret }),
+      ...(standardWebhooksPrevious && { standardWebhooksPrevious }),
+    };
+  }
+  if (change === null) return {};
+  const previous = current.standardWebhooksSecret;
+  return {
+    standardWebhooksSecret: change,
+    ...(previous !== undefined && { standardWebhooksPrevious: { secret: previous, rotatedAt: now } }),
+  };
 }

@@ -11,7 +11,13 @@ import type { Destination, DestinationSettings, Source } from '../records/catalo
 import type { CatalogEntity } from '../records/catalog';
 import type { CatalogStore } from './store';
 import type { SecretSealer } from '../security/secrets';
-import { needsReseal, resealSettings, sealHeaders } from './secrets';
+import {
+  needsReseal,
+  nextStandardWebhooks,
+  resealSettings,
+  sealHeaders,
+  type StandardWebhooksSettings,
+} from './secrets';
 import type { DestinationCreate, DestinationPatch, SourceCreate, SourcePatch } from './validation';
 
 /** The write side the service needs; CatalogWriter in production. */
@@ -115,10 +121,11 @@ export class CatalogService {
         sourceId: input.sourceId,
         name: input.name,
         enabled: input.enabled,
-        settings: settingsOf(
-          this.sealWebhooks(input.settings.webhooks),
-          this.sealed(input.settings.sharedSecret),
-        ),
+        settings: settingsOf({
+          webhooks: this.sealWebhooks(input.settings.webhooks),
+          sharedSecret: this.sealed(input.settings.sharedSecret),
+          standardWebhooks: nextStandardWebhooks({}, this.sealed(input.settings.standardWebhooksSecret), now),
+        }),
         createdAt: now,
         updatedAt: now,
       };
@@ -137,15 +144,22 @@ export class CatalogService {
           ? current.settings.sharedSecret
           : this.sealed(settingsPatch.sharedSecret);
       const webhooks = settingsPatch?.webhooks;
+      const now = this.now();
+      const standardWebhooksChange = settingsPatch?.standardWebhooksSecret;
       const destination: Destination = {
         ...current,
         ...definedFields(fields),
-        settings: settingsOf(
-          webhooks ? this.sealWebhooks(webhooks) : current.settings.webhooks,
-          secret,
-          webhooks === undefined,
-        ),
-        updatedAt: this.now(),
+        settings: settingsOf({
+          webhooks: webhooks ? this.sealWebhooks(webhooks) : current.settings.webhooks,
+          sharedSecret: secret,
+          standardWebhooks: nextStandardWebhooks(
+            current.settings,
+            standardWebhooksChange === null ? null : this.sealed(standardWebhooksChange),
+            now,
+          ),
+          keepDisabled: webhooks === undefined,
+        }),
+        updatedAt: now,
       };
       const updated = await this.putDestination(destination);
       this.logger.info({ destinationId: id, sourceId: updated.sourceId }, 'destination updated');
@@ -264,17 +278,19 @@ export class CatalogService {
 }
 
 /** `keepDisabled`: when the list is not replaced, URLs stopped after a 410 stay stopped. */
-function settingsOf(
-  webhooks: Destination['settings']['webhooks'],
-  sharedSecret: string | undefined,
-  keepDisabled = false,
-): DestinationSettings {
-  const copy = webhooks.map((w) => ({
+function settingsOf(options: {
+  webhooks: Destination['settings']['webhooks'];
+  sharedSecret: string | undefined;
+  standardWebhooks: StandardWebhooksSettings;
+  keepDisabled?: boolean;
+}): DestinationSettings {
+  const { sharedSecret, standardWebhooks, keepDisabled = false } = options;
+  const webhooks = options.webhooks.map((w) => ({
     url: w.url,
     headers: { ...w.headers },
     ...(keepDisabled && w.disabled && { disabled: { ...w.disabled } }),
   }));
-  return sharedSecret === undefined ? { webhooks: copy } : { sharedSecret, webhooks: copy };
+  return { ...(sharedSecret !== undefined && { sharedSecret }), ...standardWebhooks, webhooks };
 }
 
 /** The patch's fields that are set: `{ name: undefined }` must not erase a name. */

@@ -1,5 +1,10 @@
 import { z } from 'zod';
 import { RESERVED_HEADERS } from '../records/catalog-model';
+import {
+  STANDARD_WEBHOOKS_MAX_KEY_BYTES,
+  STANDARD_WEBHOOKS_MIN_KEY_BYTES,
+  standardWebhooksKey,
+} from '../security/standard-webhooks';
 
 /**
  * Request schemas of the admin API. They validate requests and, through `z.toJSONSchema`, are the
@@ -148,6 +153,19 @@ const sharedSecret = z
     writeOnly: true,
   });
 
+const standardWebhooksSecret = z
+  .string()
+  .max(MAX_SECRET_CHARS, `must be at most ${MAX_SECRET_CHARS} characters`)
+  .refine((value) => standardWebhooksKey(value) !== undefined, {
+    message: `must be whsec_ followed by the base64 of a ${STANDARD_WEBHOOKS_MIN_KEY_BYTES} to ${STANDARD_WEBHOOKS_MAX_KEY_BYTES} byte key`,
+    params: { code: 'standard_webhooks_secret_invalid' },
+  })
+  .meta({
+    description:
+      'When set (whsec_ + base64 of a 24–64 byte key), every delivery also carries the Standard Webhooks headers webhook-id, webhook-timestamp and webhook-signature. Write-only.',
+    writeOnly: true,
+  });
+
 const emptyPatch = (value: object) => Object.keys(value).length > 0;
 const emptyPatchIssue = { message: 'nothing to change', params: { code: 'empty_patch' } };
 
@@ -165,7 +183,11 @@ export const destinationCreateSchema = z
     sourceId: z.string().min(1, 'must not be empty'),
     name,
     enabled: z.boolean().default(true),
-    settings: z.strictObject({ sharedSecret: sharedSecret.nullish(), webhooks }),
+    settings: z.strictObject({
+      sharedSecret: sharedSecret.nullish(),
+      standardWebhooksSecret: standardWebhooksSecret.nullish(),
+      webhooks,
+    }),
   })
   .meta({ id: 'DestinationCreate', description: 'A new Webhooks destination of an existing source.' });
 
@@ -179,6 +201,10 @@ export const destinationPatchSchema = z
           .nullable()
           .optional()
           .meta({ description: 'A new secret; null removes it; absent keeps it.' }),
+        standardWebhooksSecret: standardWebhooksSecret.nullable().optional().meta({
+          description:
+            'A new secret; the previous one also signs for HOOKLINE_SECRET_ROTATION_OVERLAP (default 24 h). null removes both; absent keeps them.',
+        }),
         webhooks: webhooks.optional().meta({ description: 'Replaces the whole list when given.' }),
       })
       .optional(),

@@ -12,8 +12,9 @@ import { deliverToDestination, type DeliveryOutcome } from './failover';
 import { planHandoff, type HandoffPlan } from './handoff';
 import type { WebhookClient } from './http/client';
 import type { DeliveryMetrics } from './metrics';
-import type { OpenedSettings, SettingsOpener } from './secrets';
+import { standardWebhooksKeysAt, type OpenedSettings, type SettingsOpener } from './secrets';
 import { SecretUnreadableError } from '../security/secrets';
+import { webhookIdFor } from './http/standard-webhooks';
 import { dueAtHeader } from './retry/due-header';
 
 export interface DeliveryExecutorOptions {
@@ -25,6 +26,8 @@ export interface DeliveryExecutorOptions {
   avro: AvroCodec;
   deadLetters: DeadLetterWriter;
   retryPolicy: RetryPolicy;
+  /** After a Standard Webhooks secret changes, the previous one also signs for this long. */
+  rotationOverlapMs: number;
   /** Stops calls to a URL that answered 410 Gone (a catalog change, seen by every process). */
   disableWebhook: (destinationId: string, url: string, reason: string) => Promise<unknown>;
   topicPrefix: string;
@@ -50,11 +53,12 @@ export class DeliveryExecutor {
       await this.deadLetter(task, destination ? 'destination_disabled' : 'destination_deleted');
       return;
     }
-    const settings = this.openSettings(task, destination.settings);
-    if (!settings) {
+    const opened = this.openSettings(task, destination.settings);
+    if (!opened) {
       await this.deadLetter(task, 'secret_unreadable');
       return;
     }
+    const { settings, standardWebhooksKeys } = opened;
 
     const startedAtMs = clock.now();
     metrics.inFlight.inc();
@@ -64,6 +68,9 @@ export class DeliveryExecutor {
         client: this.options.client,
         destination: { settings },
         payload: task.payload,
+        ...(standardWebhooksKeys.length > 0 && {
+          standardWebhooks: { id: webhookIdFor(task.taskId), keys: standardWebhooksKeys },
+        }),
         clock,
         logger: this.options.logger,
         logFields: {
@@ -122,9 +129,17 @@ export class DeliveryExecutor {
    * The settings in plaintext, or undefined when a value cannot be opened (sealed with a key this
    * process lacks, or corrupt): the task is then dead-lettered, redrivable once the key is fixed.
    */
-  private openSettings(task: DeliveryTask, settings: Destination['settings']): OpenedSettings | undefined {
+  private openSettings(
+    task: DeliveryTask,
+    stored: Destination['settings'],
+  ): { settings: OpenedSettings; standardWebhooksKeys: Buffer[] } | undefined {
     try {
-      return this.options.secrets.open(settings);
+      const settings = this.options.secrets.open(stored);
+      const nowMs = this.options.clock.now();
+      return {
+        settings,
+        standardWebhooksKeys: standardWebhooksKeysAt(settings, nowMs, this.options.rotationOverlapMs),
+      };
     } catch (err) {
       if (!(err instanceof SecretUnreadableError)) throw err;
       this.options.logger.error(

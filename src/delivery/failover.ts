@@ -5,6 +5,7 @@ import { classifyStatus, type Classification, type HttpResult } from './http/cla
 import { requestHeaders } from './http/headers';
 import type { HttpAttempt, WebhookClient } from './http/client';
 import { signatureFor } from './http/signing';
+import { standardWebhooksSignature } from './http/standard-webhooks';
 import type { AttemptSummary } from '../records/delivery-task';
 
 /** One POST to one of the destination's URLs; an `AttemptSummary` as a task's history stores it. */
@@ -29,6 +30,11 @@ export interface DeliverOptions {
   destination: { settings: OpenedSettings };
   /** The exact body: a task's `payload`, from `serialisePayload`. */
   payload: string;
+  /**
+   * Standard Webhooks signing, when the destination has such a secret: the message id and the
+   * keys to sign with now (`signingSecrets`). Each request is signed at its own send time.
+   */
+  standardWebhooks?: { id: string; keys: Buffer[] };
   clock?: Clock;
   logger?: Logger;
   /** Bound to every log line, e.g. { taskId, messageId, sourceId, destinationId }. */
@@ -36,7 +42,8 @@ export interface DeliverOptions {
 }
 
 /**
- * Delivers one payload to a destination: signed once (when it has a shared secret), then POSTed
+ * Delivers one payload to a destination: signed once (when it has a shared secret; Standard
+ * Webhooks signatures per request, since they cover the send time), then POSTed
  * to its URLs in configured order until one answers 2xx; later URLs are not called. Never throws
  * for a receiver's or the network's failure: that is a `failed` outcome.
  *
@@ -60,8 +67,13 @@ export async function deliverToDestination(options: DeliverOptions): Promise<Del
 
   for (const [urlIndex, entry] of webhooks.entries()) {
     if (entry.disabled) continue; // answered 410 Gone earlier: never called again
-    const headers = requestHeaders({ staticHeaders: entry.headers, signature, userAgent: client.userAgent });
     const atMs = clock.now();
+    const headers = requestHeaders({
+      staticHeaders: entry.headers,
+      signature,
+      standardWebhooks: standardWebhooksHeaders(options.standardWebhooks, body, atMs),
+      userAgent: client.userAgent,
+    });
     const http = await client.post({ url: entry.url, headers, body });
     const { attempt, classification } = summarise(http, urlIndex, atMs);
     attempts.push(attempt);
@@ -76,6 +88,20 @@ export async function deliverToDestination(options: DeliverOptions): Promise<Del
     }
   }
   return { kind: 'failed', retriable, ...(retryAfterMs !== undefined && { retryAfterMs }), attempts };
+}
+
+function standardWebhooksHeaders(
+  signing: DeliverOptions['standardWebhooks'],
+  body: Buffer,
+  atMs: number,
+): { id: string; timestampS: number; signature: string } | undefined {
+  if (!signing || signing.keys.length === 0) return undefined;
+  const timestampS = Math.floor(atMs / 1_000);
+  return {
+    id: signing.id,
+    timestampS,
+    signature: standardWebhooksSignature({ keys: signing.keys, id: signing.id, timestampS, body }),
+  };
 }
 
 function summarise(http: HttpAttempt, urlIndex: number, atMs: number) {

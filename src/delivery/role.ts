@@ -37,6 +37,8 @@ export interface DeliveryWorkerOptions {
     destinationQueue: number;
   };
   retry: RetryPolicy;
+  /** After a Standard Webhooks secret changes, the previous one also signs for this long. */
+  rotationOverlapMs: number;
   sessionTimeoutMs: number;
   metrics: Registry;
   clock: Clock;
@@ -73,6 +75,7 @@ export async function startDeliveryWorker(options: DeliveryWorkerOptions): Promi
     avro,
     deadLetters,
     retryPolicy: retry,
+    rotationOverlapMs: options.rotationOverlapMs,
     disableWebhook: options.disableWebhook,
     topicPrefix: options.topicPrefix,
     attemptsTopic: topics.attempts,

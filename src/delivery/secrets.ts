@@ -1,9 +1,13 @@
 import type { DestinationSettings, WebhookEntry } from '../records/catalog-model';
-import { isSealed, type SecretOpener, type StoredSecret } from '../security/secrets';
+import { SecretCorruptError, isSealed, type SecretOpener, type StoredSecret } from '../security/secrets';
+import { standardWebhooksKey } from '../security/standard-webhooks';
+import { signingSecrets } from './http/standard-webhooks';
 
-/** A destination's settings opened for one delivery: the shared secret and header values in plaintext. */
+/** A destination's settings opened for one delivery: secrets and header values in plaintext. */
 export interface OpenedSettings {
   sharedSecret?: string;
+  standardWebhooksSecret?: string;
+  standardWebhooksPrevious?: { secret: string; rotatedAt: string };
   webhooks: WebhookEntry[];
 }
 
@@ -31,9 +35,20 @@ export class SettingsOpener {
         Object.entries(w.headers).map(([name, value]) => [name, this.value(value)]),
       ),
     }));
-    return settings.sharedSecret === undefined
-      ? { webhooks }
-      : { sharedSecret: this.value(settings.sharedSecret), webhooks };
+    const { sharedSecret, standardWebhooksSecret, standardWebhooksPrevious } = settings;
+    return {
+      ...(sharedSecret !== undefined && { sharedSecret: this.value(sharedSecret) }),
+      ...(standardWebhooksSecret !== undefined && {
+        standardWebhooksSecret: this.value(standardWebhooksSecret),
+      }),
+      ...(standardWebhooksPrevious && {
+        standardWebhooksPrevious: {
+          secret: this.value(standardWebhooksPrevious.secret),
+          rotatedAt: standardWebhooksPrevious.rotatedAt,
+        },
+      }),
+      webhooks,
+    };
   }
 
   private value(stored: StoredSecret): string {
@@ -46,4 +61,24 @@ export class SettingsOpener {
     }
     return plain;
   }
+}
+
+/**
+ * The Standard Webhooks keys to sign with at `nowMs`: none without a secret; the current one;
+ * and the previous one too while the rotation overlap lasts (`signingSecrets`). Throws
+ * SecretCorruptError for a stored value that is not a `whsec_` secret (validated when written).
+ */
+export function standardWebhooksKeysAt(settings: OpenedSettings, nowMs: number, overlapMs: number): Buffer[] {
+  const previous = settings.standardWebhooksPrevious;
+  const secrets = signingSecrets({
+    current: settings.standardWebhooksSecret,
+    previous: previous && { secret: previous.secret, rotatedAtMs: Date.parse(previous.rotatedAt) },
+    nowMs,
+    overlapMs,
+  });
+  return secrets.map((secret) => {
+    const key = standardWebhooksKey(secret);
+    if (!key) throw new SecretCorruptError(undefined);
+    return key;
+  });
 }

@@ -38,6 +38,16 @@ export interface WebhookEntry {
 export interface DestinationSettings {
   /** When set, every delivery carries X-Signature = hex HMAC-SHA1(sharedSecret, body). Write-only. */
   sharedSecret?: StoredSecret;
+  /**
+   * When set (`whsec_` + base64 key), every delivery also carries the Standard Webhooks headers
+   * `webhook-id`, `webhook-timestamp` and `webhook-signature`. Write-only.
+   */
+  standardWebhooksSecret?: StoredSecret;
+  /**
+   * The Standard Webhooks secret that `standardWebhooksSecret` replaced, and when: requests are
+   * signed with both until `rotatedAt` + HOOKLINE_SECRET_ROTATION_OVERLAP.
+   */
+  standardWebhooksPrevious?: { secret: StoredSecret; rotatedAt: string };
   /** 1–5 URLs, tried in order; the first success wins. */
   webhooks: WebhookEntry[];
 }
@@ -65,14 +75,17 @@ export interface CatalogView {
 }
 
 /**
- * Header names a destination may not set (compared case-insensitively). The first three are
- * Hookline's own (body type, client identity, signature); the rest would corrupt the request's
- * framing or target.
+ * Header names a destination may not set (compared case-insensitively). The first six are
+ * Hookline's own (body type, client identity, signature, the Standard Webhooks headers); the rest
+ * would corrupt the request's framing or target.
  */
 export const RESERVED_HEADERS: readonly string[] = [
   'content-type',
   'user-agent',
   'x-signature',
+  'webhook-id',
+  'webhook-timestamp',
+  'webhook-signature',
   'content-length',
   'transfer-encoding',
   'connection',

@@ -6,7 +6,10 @@ import type { Destination, Source, WebhookEntry } from './catalog-model';
  * Maps catalog entities to and from their Avro records (schemas/catalog-*.avsc, namespace
  * io.hookline.catalog). Representation choices:
  *  - timestamps: `long` with logicalType timestamp-millis; ISO 8601 UTC strings in memory;
- *  - headers: `map<string>`; webhooks: an array of records; absent secret: Avro null.
+ *  - headers: `map<string>`; webhooks: an array of records; absent secret: Avro null;
+ *  - secrets and header values as the catalog stores them (sealed envelopes, src/security/secrets.ts):
+ *    this codec neither seals nor opens;
+ *  - the previous Standard Webhooks secret and its rotation time: two nullable fields, set together.
  * On the catalog topic the record key is the entity id and a tombstone (null value) deletes it.
  */
 export const CATALOG_NAMESPACE = 'io.hookline.catalog';
@@ -34,11 +37,16 @@ export function sourceFromRecord(record: AvroRecord): Source {
 }
 
 export function destinationToRecord(destination: Destination): AvroRecord {
-  const { sharedSecret, webhooks } = destination.settings;
+  const { sharedSecret, standardWebhooksSecret, standardWebhooksPrevious, webhooks } = destination.settings;
   return {
     ...destination,
     settings: {
       sharedSecret: sharedSecret ?? null,
+      standardWebhooksSecret: standardWebhooksSecret ?? null,
+      standardWebhooksPreviousSecret: standardWebhooksPrevious?.secret ?? null,
+      standardWebhooksRotatedAt: standardWebhooksPrevious
+        ? Date.parse(standardWebhooksPrevious.rotatedAt)
+        : null,
       webhooks: webhooks.map((w) => ({
         url: w.url,
         headers: w.headers,
@@ -51,7 +59,13 @@ export function destinationToRecord(destination: Destination): AvroRecord {
 }
 
 export function destinationFromRecord(record: AvroRecord): Destination {
-  const settings = record.settings as { sharedSecret: string | null; webhooks: AvroRecord[] };
+  const settings = record.settings as {
+    sharedSecret: string | null;
+    standardWebhooksSecret: string | null;
+    standardWebhooksPreviousSecret: string | null;
+    standardWebhooksRotatedAt: number | null;
+    webhooks: AvroRecord[];
+  };
   const webhooks: WebhookEntry[] = settings.webhooks.map((w) => ({
     url: w.url as string,
     headers: { ...(w.headers as Record<string, string>) },
@@ -67,8 +81,20 @@ export function destinationFromRecord(record: AvroRecord): Destination {
     sourceId: record.sourceId as string,
     name: record.name as string,
     enabled: record.enabled as boolean,
-    settings:
-      settings.sharedSecret === null ? { webhooks } : { sharedSecret: settings.sharedSecret, webhooks },
+    settings: {
+      ...(settings.sharedSecret !== null && { sharedSecret: settings.sharedSecret }),
+      ...(settings.standardWebhooksSecret !== null && {
+        standardWebhooksSecret: settings.standardWebhooksSecret,
+      }),
+      ...(settings.standardWebhooksPreviousSecret !== null &&
+        settings.standardWebhooksRotatedAt !== null && {
+          standardWebhooksPrevious: {
+            secret: settings.standardWebhooksPreviousSecret,
+            rotatedAt: new Date(settings.standardWebhooksRotatedAt).toISOString(),
+          },
+        }),
+      webhooks,
+    },
     ...timestampsFromRecord(record),
   };
 }

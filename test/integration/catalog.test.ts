@@ -130,6 +130,7 @@ describe('catalog admin API', () => {
     const destination = await createDestination(a, source.id, settings);
     expect(destination.settings).toEqual({
       sharedSecretSet: true,
+      standardWebhooksSecretSet: false,
       webhooks: [
         // Header values are write-only, like the secret: reads show the names only.
         { url: 'https://example.com/in', headers: { 'X-Api-Key': '[redacted]' } },

@@ -1,5 +1,6 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { SchemaRegistry } from '@kafkajs/confluent-schema-registry';
+import { Webhook } from 'standardwebhooks';
 import { AvroCodec } from '../../src/avro/codec';
 import { systemClock } from '../../src/core/clock';
 import { silentLogger } from '../../src/observability/logger';
@@ -69,28 +70,42 @@ async function track(t: TestApp, writeKey: string, messageId: string): Promise<v
 }
 
 describe('secrets encrypted at rest', () => {
-  it('never puts a shared secret or header value on the catalog topic; deliveries still carry them', async () => {
+  it('never puts a secret or header value on the catalog topic; deliveries still carry them', async () => {
     const t = await scope.app();
     const r = await scope.receiver();
     const src = await createSource(t);
     const secret = `sh-${randomBytes(16).toString('hex')}`;
     const token = `Bearer ${randomBytes(16).toString('hex')}`;
+    const standard = `whsec_${randomBytes(32).toString('base64')}`;
     const created = await t.admin<{ id: string; settings: unknown }>('POST', '/api/v1/destinations', {
       sourceId: src.id,
       name: 'hook',
-      settings: { sharedSecret: secret, webhooks: [{ url: r.url, headers: { Authorization: token } }] },
+      settings: {
+        sharedSecret: secret,
+        standardWebhooksSecret: standard,
+        webhooks: [{ url: r.url, headers: { Authorization: token } }],
+      },
     });
     expect(created.status).toBe(201);
     expect(JSON.stringify(created.body)).not.toContain(token);
     const read = await t.admin('GET', `/api/v1/destinations/${created.body.id}`);
     expect(JSON.stringify(read.body)).not.toContain(token);
 
-    expect(await expectNotOnCatalog(t, [secret, token])).toBeGreaterThanOrEqual(2);
+    // The whsec_ secret, and its key bytes in base64 too (leakedForms covers the encodings).
+    const standardKey = standard.slice('whsec_'.length);
+    expect(await expectNotOnCatalog(t, [secret, token, standard, standardKey])).toBeGreaterThanOrEqual(2);
+    const keyBytes = Buffer.from(standardKey, 'base64');
+    for (const record of await readTopic(t, `${t.prefix}.catalog`))
+      expect(record.includes(keyBytes)).toBe(false);
 
     await track(t, src.writeKey, 'm-at-rest');
     const req = await eventually(() => r.requests[0], { what: 'the delivery' });
     expect(req.headers['x-signature']).toBe(hmac(secret, req.body));
     expect(req.headers.authorization).toBe(token);
+    const headers = Object.fromEntries(
+      ['webhook-id', 'webhook-timestamp', 'webhook-signature'].map((h) => [h, String(req.headers[h])]),
+    );
+    expect(() => new Webhook(standard).verify(req.body.toString('utf8'), headers)).not.toThrow();
   });
 
   it('reads plaintext records of an older version, and rotates keys across processes', async () => {

@@ -37,6 +37,14 @@ export const destinationViewSchema = z
       sharedSecretSet: z
         .boolean()
         .meta({ description: 'Whether a shared secret is set; the secret is never returned.' }),
+      standardWebhooksSecretSet: z
+        .boolean()
+        .meta({ description: 'Whether a Standard Webhooks secret is set; the secret is never returned.' }),
+      standardWebhooksRotatedAt: z.string().optional().meta({
+        format: 'date-time',
+        description:
+          'When the Standard Webhooks secret last replaced another; the previous one also signs until this + HOOKLINE_SECRET_ROTATION_OVERLAP.',
+      }),
       webhooks: z.array(
         z.object({
           url: z.string(),
@@ -89,6 +97,10 @@ export function destinationView(destination: Destination): DestinationView {
     enabled: destination.enabled,
     settings: {
       sharedSecretSet: destination.settings.sharedSecret !== undefined,
+      standardWebhooksSecretSet: destination.settings.standardWebhooksSecret !== undefined,
+      ...(destination.settings.standardWebhooksPrevious && {
+        standardWebhooksRotatedAt: destination.settings.standardWebhooksPrevious.rotatedAt,
+      }),
       webhooks: destination.settings.webhooks.map((w) => ({
         ...w,
         headers: Object.fromEntries(Object.keys(w.headers).map((name) => [name, REDACTED_HEADER_VALUE])),

@@ -96,6 +96,8 @@ describe('admin OpenAPI document', () => {
     const schemas = at(doc, 'components', 'schemas');
     expect(Object.keys(at(schemas, 'Destination', 'properties', 'settings', 'properties')).sort()).toEqual([
       'sharedSecretSet',
+      'standardWebhooksRotatedAt',
+      'standardWebhooksSecretSet',
       'webhooks',
     ]);
     expect(at(schemas, 'Source', 'properties', 'writeKey')).toBeUndefined();
