@@ -9,7 +9,8 @@ import { followSourcesOnly } from '../../src/producer/source';
 import { CatalogRecordCodec, SOURCE_RECORD } from '../../src/records/catalog';
 import type { Destination } from '../../src/records/catalog-model';
 import { SecretKeyring } from '../../src/security/secrets';
-import { clusterFromEnv, uniquePrefix, type TestApp } from '../support/app';
+import { runCli } from '../../src/cli/main';
+import { ADMIN_TOKEN, clusterFromEnv, uniquePrefix, type TestApp } from '../support/app';
 import { eventually } from '../support/eventually';
 import { createDestination, createSource, sendTracking } from '../support/hookline';
 import { testScope } from '../support/scope';
@@ -148,10 +149,17 @@ describe('secrets encrypted at rest', () => {
     await track(rotating, src.writeKey, 'm-rotating');
     const second = await eventually(() => r.requests[1], { what: 'a delivery during the rotation' });
     expect(second.headers['x-signature']).toBe(hmac(legacySecret, second.body));
-    expect(await rotating.admin('POST', '/api/v1/secrets/reencrypt')).toEqual({
-      status: 200,
-      body: { reencrypted: 1, unchanged: 0 },
+    // Through the CLI this time: `hookline secrets reencrypt`.
+    let out = '';
+    const code = await runCli(['secrets', 'reencrypt'], {
+      env: { HOOKLINE_URL: rotating.baseUrl, HOOKLINE_ADMIN_TOKEN: ADMIN_TOKEN },
+      fetch,
+      stdout: (text) => void (out += text),
+      stderr: (text) => void (out += text),
+      now: Date.now,
+      sleep: async () => undefined,
     });
+    expect([code, JSON.parse(out)]).toEqual([0, { reencrypted: 1, unchanged: 0 }]);
     await scope.stop(rotating);
 
     // 3. The old key retired: everything was re-encrypted, so deliveries go on.
