@@ -5,9 +5,11 @@
 #   docker build -t hookline .
 #   docker run --rm -p 8080:8080 \
 #     -e KAFKA_BROKERS=kafka:9092 -e SCHEMA_REGISTRY_URL=http://schema-registry:8081 \
-#     -e HOOKLINE_ADMIN_TOKEN=... hookline
+#     -e HOOKLINE_ADMIN_TOKEN=... -e HOOKLINE_SECRETS_KEY=... hookline
 #
-# The image never starts a local Kafka: set KAFKA_BROKERS and SCHEMA_REGISTRY_URL (together).
+# The image never starts a local Kafka: set KAFKA_BROKERS and SCHEMA_REGISTRY_URL (together). It
+# refuses to start (exit 2) without HOOKLINE_SECRETS_KEY (`openssl rand -base64 32`, the same key for
+# every process, kept).
 # One image serves every role; HOOKLINE_ROLES picks ingest, router and/or worker (all by default).
 
 ARG NODE_IMAGE=node:20-bookworm-slim

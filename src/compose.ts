@@ -7,6 +7,7 @@ import { defaultSchemaDir, loadSchemaFiles } from './avro/schema-files';
 import { startCatalog, type CatalogStore } from './catalog';
 import type { Config } from './config/config';
 import { systemClock, type Clock } from './core/clock';
+import { ConfigError } from './core/errors';
 import { Lifecycle } from './core/lifecycle';
 import { deletionRoutes } from './deletions/routes';
 import { startDeliveryWorker, type DeliveryWorker } from './delivery/role';
@@ -67,6 +68,9 @@ export interface App {
  */
 export async function startApp(options: AppOptions): Promise<App> {
   const { config, cluster } = options;
+  const keyring = config.secrets.keyring;
+  if (!keyring)
+    throw new ConfigError('HOOKLINE_SECRETS_KEY', 'required: the key that seals destination secrets');
   const logger = options.logger ?? createLogger({ level: config.logLevel });
   const clock = options.clock ?? systemClock;
   const lifecycle = new Lifecycle(logger);
@@ -134,6 +138,7 @@ export async function startApp(options: AppOptions): Promise<App> {
       avro,
       topic: topics.catalog,
       clientId: config.kafka.clientId,
+      sealer: keyring,
       logger,
       clock,
       metrics,
@@ -226,6 +231,7 @@ export async function startApp(options: AppOptions): Promise<App> {
           admin: connectedAdmin,
           avro,
           catalog: catalog.store,
+          secrets: keyring,
           disableWebhook: (destinationId, url, reason) =>
             catalog.service.disableWebhook(destinationId, url, reason),
           producer,
@@ -234,6 +240,7 @@ export async function startApp(options: AppOptions): Promise<App> {
           delivery: config.delivery,
           retry: config.retry,
           addressPolicy,
+          rotationOverlapMs: config.signing.rotationOverlapMs,
           sessionTimeoutMs: config.kafka.sessionTimeoutMs,
           metrics,
           clock,

@@ -9,6 +9,7 @@ import { startApp, type App, type ClusterAddress } from './compose';
 import { loadConfig, type Config } from './config/config';
 import { ConfigError } from './core/errors';
 import { createLogger, type Logger } from './observability/logger';
+import { SecretKeyring } from './security/secrets';
 
 /** A cluster to run on, and how to let go of it when Hookline stops. */
 export interface Cluster extends ClusterAddress {
@@ -21,6 +22,11 @@ export interface RunOptions {
   env: NodeJS.ProcessEnv;
   /** Finds the cluster when config names none. Without it, KAFKA_BROKERS is required. */
   resolveCluster?: (logger: Logger) => Promise<Cluster>;
+  /**
+   * The secrets key when HOOKLINE_SECRETS_KEY is unset (`npm start`: a kept development key).
+   * Without it (the production entry point, the image, the chart) the key is required.
+   */
+  localSecretsKey?: (logger: Logger) => Promise<Buffer>;
 }
 
 /** Runs Hookline until SIGINT/SIGTERM; exits the process (2 on bad config, 1 on a failed start). */
@@ -33,6 +39,23 @@ export async function run(options: RunOptions): Promise<void> {
     throw err;
   }
   const logger = createLogger({ level: config.logLevel });
+  if (!config.secrets.keyring) {
+    if (!options.localSecretsKey) {
+      exit(
+        2,
+        'hookline: invalid configuration: HOOKLINE_SECRETS_KEY: required (base64 of 32 bytes, e.g. ' +
+          '`openssl rand -base64 32`; every process needs the same key; `npm start` generates one for development)\n',
+      );
+    }
+    let current: Buffer;
+    try {
+      current = await options.localSecretsKey(logger);
+    } catch (err) {
+      if (err instanceof ConfigError) exit(2, `hookline: invalid configuration: ${err.message}\n`);
+      throw err;
+    }
+    config = { ...config, secrets: { keyring: new SecretKeyring({ current }) } };
+  }
 
   const cluster = await clusterOf(config, logger, options.resolveCluster);
   if (!config.adminToken) {

@@ -40,6 +40,7 @@ export interface AvroCodecOptions {
 export class AvroCodec {
   private readonly byName = new Map<string, { id: number; type: avro.Type }>();
   private readonly byWriterId = new Map<number, Promise<ReaderEntry>>();
+  private readonly writerNames = new Map<number, Promise<string>>();
 
   private constructor(private readonly options: AvroCodecOptions) {}
 
@@ -68,6 +69,7 @@ export class AvroCodec {
         id,
         Promise.resolve({ fullName: schema.fullName, type: schema.type, resolver: undefined }),
       );
+      this.writerNames.set(id, Promise.resolve(schema.fullName));
       logger.debug({ subject: schema.fullName, schemaId: id }, 'schema registered');
     }
   }
@@ -103,6 +105,25 @@ export class AvroCodec {
     }
   }
 
+  /**
+   * The full name of the schema a record was written with, from its schema id alone: the body is
+   * not decoded, and the name need not be one of this codec's schemas. Lets a reader pass over
+   * records it must not hold (the producer library and destination records).
+   */
+  async recordName(bytes: Buffer): Promise<string> {
+    const { schemaId } = unframe(bytes);
+    let name = this.writerNames.get(schemaId);
+    if (!name) {
+      name = this.fetchWriter(schemaId).then((writer) => {
+        if (!writer.name) throw new UndecodableRecordError(`schema id ${schemaId} is unnamed`);
+        return writer.name;
+      });
+      this.writerNames.set(schemaId, name);
+      name.catch(() => this.writerNames.delete(schemaId));
+    }
+    return name;
+  }
+
   private readerFor(schemaId: number): Promise<ReaderEntry> {
     let entry = this.byWriterId.get(schemaId);
     if (!entry) {
@@ -114,13 +135,16 @@ export class AvroCodec {
     return entry;
   }
 
-  private async loadWriter(schemaId: number): Promise<ReaderEntry> {
-    let writer: avro.Type;
+  private async fetchWriter(schemaId: number): Promise<avro.Type> {
     try {
-      writer = (await this.options.registry.getSchema(schemaId)) as unknown as avro.Type;
+      return (await this.options.registry.getSchema(schemaId)) as unknown as avro.Type;
     } catch (err) {
       throw toRegistryError(err, `fetching schema id ${schemaId}`);
     }
+  }
+
+  private async loadWriter(schemaId: number): Promise<ReaderEntry> {
+    const writer = await this.fetchWriter(schemaId);
     const fullName = writer.name;
     const reader = fullName ? this.byName.get(fullName) : undefined;
     if (!fullName || !reader) {

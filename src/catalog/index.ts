@@ -4,6 +4,7 @@ import type { AvroCodec } from '../avro/codec';
 import type { Clock } from '../core/clock';
 import type { Logger } from '../observability/logger';
 import type { AddressPolicy } from '../security/address-policy';
+import type { SecretSealer } from '../security/secrets';
 import { withDeadline } from '../core/deadline';
 import { CatalogLagError } from './errors';
 import { startMaterialiser, type Materialiser } from './materialiser';
@@ -20,8 +21,8 @@ import type { CircuitReader } from './api/views';
 // The catalog's public surface: other stages import the catalog through this file only.
 export type { CatalogChange, CatalogListener } from './store';
 export { CatalogStore } from './store';
-export { CatalogService } from './service';
-export { startMaterialiser } from './materialiser';
+export { CatalogService, type ReencryptResult } from './service';
+export { startMaterialiser, type Materialiser } from './materialiser';
 export { toHttpError as catalogHttpError } from './api/errors';
 export type { CircuitReader } from './api/views';
 export * from './errors';
@@ -34,6 +35,8 @@ export interface CatalogOptions {
   topic: string;
   /** Base of this process's consumer group id. */
   clientId: string;
+  /** Seals destination secrets and header values before they are written (the secrets keyring). */
+  sealer: SecretSealer;
   logger: Logger;
   clock: Clock;
   metrics?: Registry;
@@ -92,7 +95,14 @@ export async function startCatalog(options: CatalogOptions): Promise<Catalog> {
     await writer.stop();
     throw err;
   }
-  const service = new CatalogService({ store, writer, logger, clock, addressPolicy: options.addressPolicy });
+  const service = new CatalogService({
+    store,
+    writer,
+    sealer: options.sealer,
+    logger,
+    clock,
+    addressPolicy: options.addressPolicy,
+  });
   return {
     store,
     service,

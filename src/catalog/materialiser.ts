@@ -29,6 +29,7 @@ export interface Materialiser {
  * group is unique to this process and never commits, so every start replays the whole
  * (compacted) topic. The high watermarks observed at start define "caught up".
  *
+ * A record the codec leaves out (a sources-only view's destinations) is read past, not applied.
  * A record that cannot be decoded (corrupt, unknown schema, no key, id ≠ key) is logged and
  * skipped; a transient failure (registry unavailable) is retried in place, so no change is lost.
  */
@@ -41,7 +42,7 @@ export async function startMaterialiser(options: MaterialiserOptions): Promise<M
     logger.warn({ ...position(record), key: keyOf(record), reason }, 'skipping undecodable catalog record');
     store.skip(position(record));
   };
-  const indexer = await startIndexer<CatalogEntity>({
+  const indexer = await startIndexer<CatalogEntity | undefined>({
     kafka: options.kafka,
     admin: options.admin,
     topic,
@@ -51,11 +52,12 @@ export async function startMaterialiser(options: MaterialiserOptions): Promise<M
       const key = keyOf(record);
       if (!key) throw new UndecodableRecordError('record without a key');
       const entity = await options.codec.decode(record.value);
-      if (entity.value.id !== key)
+      if (entity && entity.value.id !== key)
         throw new UndecodableRecordError(`the ${entity.kind} id differs from the record key`);
       return entity;
     },
-    apply: (record, entity) => store.apply(position(record), entity.value.id, entity),
+    apply: (record, entity) =>
+      entity ? store.apply(position(record), entity.value.id, entity) : store.passOver(position(record)),
     tombstone: (record) => {
       const key = keyOf(record);
       if (key)

@@ -12,6 +12,14 @@ import type { Destination, DestinationSettings, Source } from '../records/catalo
 import type { CatalogEntity } from '../records/catalog';
 import type { CatalogStore } from './store';
 import { createAddressPolicy, literalAddress, type AddressPolicy } from '../security/address-policy';
+import type { SecretSealer } from '../security/secrets';
+import {
+  needsReseal,
+  nextStandardWebhooks,
+  resealSettings,
+  sealHeaders,
+  type StandardWebhooksSettings,
+} from './secrets';
 import type { DestinationCreate, DestinationPatch, SourceCreate, SourcePatch } from './validation';
 
 /** The write side the service needs; CatalogWriter in production. */
@@ -23,6 +31,8 @@ export interface CatalogWrites {
 export interface CatalogServiceOptions {
   store: CatalogStore;
   writer: CatalogWrites;
+  /** Seals secrets and header values before they are written (HOOKLINE_SECRETS_KEY). */
+  sealer: SecretSealer;
   logger: Logger;
   clock?: Clock;
   /**
@@ -30,6 +40,14 @@ export interface CatalogServiceOptions {
    * allowed networks). Host names are not resolved here: delivery checks what they resolve to.
    */
   addressPolicy?: AddressPolicy;
+}
+
+/** What `reencryptDestinations` did. */
+export interface ReencryptResult {
+  /** Destinations rewritten: they held plaintext or values sealed under another key. */
+  reencrypted: number;
+  /** Destinations already entirely under the current key. */
+  unchanged: number;
 }
 
 /**
@@ -41,6 +59,7 @@ export interface CatalogServiceOptions {
 export class CatalogService {
   private readonly store: CatalogStore;
   private readonly writer: CatalogWrites;
+  private readonly sealer: SecretSealer;
   private readonly logger: Logger;
   private readonly clock: Clock;
   private readonly addressPolicy: AddressPolicy;
@@ -49,6 +68,7 @@ export class CatalogService {
   constructor(options: CatalogServiceOptions) {
     this.store = options.store;
     this.writer = options.writer;
+    this.sealer = options.sealer;
     this.logger = options.logger.child({ component: 'catalog' });
     this.clock = options.clock ?? systemClock;
     this.addressPolicy = options.addressPolicy ?? createAddressPolicy();
@@ -112,18 +132,23 @@ export class CatalogService {
         name: input.name,
         enabled: input.enabled,
         settings: withRateLimit(
-          settingsOf(input.settings.webhooks, input.settings.sharedSecret ?? undefined),
+          settingsOf({
+            webhooks: this.sealWebhooks(input.settings.webhooks),
+            sharedSecret: this.sealed(input.settings.sharedSecret),
+            standardWebhooks: nextStandardWebhooks(
+              {},
+              this.sealed(input.settings.standardWebhooksSecret),
+              now,
+            ),
+          }),
           input.settings.maxRequestsPerSecond ?? undefined,
         ),
         createdAt: now,
         updatedAt: now,
       };
-      await this.writer.put({ kind: 'destination', value: destination });
-      this.logger.info(
-        { destinationId: destination.id, sourceId: destination.sourceId },
-        'destination created',
-      );
-      return destination;
+      const created = await this.putDestination(destination);
+      this.logger.info({ destinationId: created.id, sourceId: created.sourceId }, 'destination created');
+      return created;
     });
   }
 
@@ -135,25 +160,33 @@ export class CatalogService {
       const secret =
         settingsPatch?.sharedSecret === undefined
           ? current.settings.sharedSecret
-          : (settingsPatch.sharedSecret ?? undefined);
+          : this.sealed(settingsPatch.sharedSecret);
+      const webhooks = settingsPatch?.webhooks;
+      const now = this.now();
+      const standardWebhooksChange = settingsPatch?.standardWebhooksSecret;
       const destination: Destination = {
         ...current,
         ...definedFields(fields),
         settings: withRateLimit(
-          settingsOf(
-            settingsPatch?.webhooks ?? current.settings.webhooks,
-            secret,
-            settingsPatch?.webhooks === undefined,
-          ),
+          settingsOf({
+            webhooks: webhooks ? this.sealWebhooks(webhooks) : current.settings.webhooks,
+            sharedSecret: secret,
+            standardWebhooks: nextStandardWebhooks(
+              current.settings,
+              standardWebhooksChange === null ? null : this.sealed(standardWebhooksChange),
+              now,
+            ),
+            keepDisabled: webhooks === undefined,
+          }),
           settingsPatch?.maxRequestsPerSecond === undefined
             ? current.settings.maxRequestsPerSecond
             : (settingsPatch.maxRequestsPerSecond ?? undefined),
         ),
-        updatedAt: this.now(),
+        updatedAt: now,
       };
-      await this.writer.put({ kind: 'destination', value: destination });
-      this.logger.info({ destinationId: id, sourceId: destination.sourceId }, 'destination updated');
-      return destination;
+      const updated = await this.putDestination(destination);
+      this.logger.info({ destinationId: id, sourceId: updated.sourceId }, 'destination updated');
+      return updated;
     });
   }
 
@@ -175,12 +208,12 @@ export class CatalogService {
         settings: { ...current.settings, webhooks },
         updatedAt: now,
       };
-      await this.writer.put({ kind: 'destination', value: destination });
+      const updated = await this.putDestination(destination);
       this.logger.warn(
         { destinationId: id, sourceId: current.sourceId, urlIndex: index, reason },
         'webhook URL disabled',
       );
-      return destination;
+      return updated;
     });
   }
 
@@ -199,6 +232,45 @@ export class CatalogService {
       const verdict = address === undefined ? undefined : this.addressPolicy.check(address);
       if (verdict && !verdict.allowed) throw new BlockedWebhookUrlError(urlIndex, verdict.reason);
     }
+  }
+
+  /**
+   * Rewrites every destination that holds plaintext (written before encryption) or values sealed
+   * under HOOKLINE_SECRETS_KEY_PREVIOUS, under the current key. Idempotent; `updatedAt` is kept,
+   * since nothing a user set has changed. Run it after rolling out a new key to every process.
+   */
+  reencryptDestinations(): Promise<ReencryptResult> {
+    return this.serialised(async () => {
+      let reencrypted = 0;
+      let unchanged = 0;
+      for (const destination of this.store.destinations()) {
+        if (!needsReseal(destination.settings, this.sealer)) {
+          unchanged++;
+          continue;
+        }
+        await this.putDestination(destination);
+        reencrypted++;
+      }
+      this.logger.info({ reencrypted, unchanged }, 'destinations re-encrypted under the current key');
+      return { reencrypted, unchanged };
+    });
+  }
+
+  /** Every destination write: its stored secrets are brought under the current key first. */
+  private async putDestination(destination: Destination): Promise<Destination> {
+    const value = { ...destination, settings: resealSettings(destination.settings, this.sealer) };
+    await this.writer.put({ kind: 'destination', value });
+    return value;
+  }
+
+  private sealed(secret: string | null | undefined): string | undefined {
+    return secret === null || secret === undefined ? undefined : this.sealer.seal(secret);
+  }
+
+  private sealWebhooks(
+    webhooks: { url: string; headers: Record<string, string> }[],
+  ): Destination['settings']['webhooks'] {
+    return webhooks.map((w) => ({ url: w.url, headers: sealHeaders(w.headers, this.sealer) }));
   }
 
   private existingSource(id: string): Source {
@@ -238,17 +310,19 @@ export class CatalogService {
 }
 
 /** `keepDisabled`: when the list is not replaced, URLs stopped after a 410 stay stopped. */
-function settingsOf(
-  webhooks: Destination['settings']['webhooks'],
-  sharedSecret: string | undefined,
-  keepDisabled = false,
-): DestinationSettings {
-  const copy = webhooks.map((w) => ({
+function settingsOf(options: {
+  webhooks: Destination['settings']['webhooks'];
+  sharedSecret: string | undefined;
+  standardWebhooks: StandardWebhooksSettings;
+  keepDisabled?: boolean;
+}): DestinationSettings {
+  const { sharedSecret, standardWebhooks, keepDisabled = false } = options;
+  const webhooks = options.webhooks.map((w) => ({
     url: w.url,
     headers: { ...w.headers },
     ...(keepDisabled && w.disabled && { disabled: { ...w.disabled } }),
   }));
-  return sharedSecret === undefined ? { webhooks: copy } : { sharedSecret, webhooks: copy };
+  return { ...(sharedSecret !== undefined && { sharedSecret }), ...standardWebhooks, webhooks };
 }
 
 function withRateLimit(settings: DestinationSettings, maxRequestsPerSecond: number | undefined) {

@@ -153,6 +153,11 @@ export class CatalogStore implements CatalogView {
     if (change) this.notify(change);
   }
 
+  /** A record this view leaves out (a sources-only catalog's destinations): read past, not counted. */
+  passOver(position: TopicPosition): void {
+    this.progress.advance(position.partition, position.offset);
+  }
+
   /** A record that could not be applied: counted, and read past. */
   skip(position: TopicPosition): void {
     this.skipped?.inc();

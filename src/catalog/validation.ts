@@ -1,5 +1,10 @@
 import { z } from 'zod';
 import { RESERVED_HEADERS } from '../records/catalog-model';
+import {
+  STANDARD_WEBHOOKS_MAX_KEY_BYTES,
+  STANDARD_WEBHOOKS_MIN_KEY_BYTES,
+  standardWebhooksKey,
+} from '../security/standard-webhooks';
 
 /**
  * Request schemas of the admin API. They validate requests and, through `z.toJSONSchema`, are the
@@ -17,6 +22,11 @@ const MAX_HEADER_NAME_CHARS = 256;
 const MAX_HEADER_VALUE_CHARS = 8_192;
 const MAX_NAME_CHARS = 200;
 const MAX_SECRET_CHARS = 1_024;
+/**
+ * What reads show instead of a static header value. Refused as a value on writes, so that a client
+ * sending back a destination it read cannot replace a real credential with the placeholder.
+ */
+export const REDACTED_HEADER_VALUE = '[redacted]';
 
 /** RFC 9110 `token`: the characters allowed in a header name. */
 const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
@@ -112,6 +122,12 @@ function headerIssue(
       message: `header ${headerName} is given twice (names are case-insensitive)`,
     };
   }
+  if (value === REDACTED_HEADER_VALUE) {
+    return {
+      code: 'header_value_redacted',
+      message: `value of header ${headerName} is the placeholder reads show; send the real value`,
+    };
+  }
   if (value.length > MAX_HEADER_VALUE_CHARS || INVALID_HEADER_VALUE_CHAR.test(value)) {
     return {
       code: 'header_value_invalid',
@@ -151,6 +167,19 @@ const maxRequestsPerSecond = z
       'Requests per second Hookline sends this destination at most, across all workers and replicas (a burst of a tenth of a second allowed). Work beyond it waits; it is never dropped.',
   });
 
+const standardWebhooksSecret = z
+  .string()
+  .max(MAX_SECRET_CHARS, `must be at most ${MAX_SECRET_CHARS} characters`)
+  .refine((value) => standardWebhooksKey(value) !== undefined, {
+    message: `must be whsec_ followed by the base64 of a ${STANDARD_WEBHOOKS_MIN_KEY_BYTES} to ${STANDARD_WEBHOOKS_MAX_KEY_BYTES} byte key`,
+    params: { code: 'standard_webhooks_secret_invalid' },
+  })
+  .meta({
+    description:
+      'When set (whsec_ + base64 of a 24–64 byte key), every delivery also carries the Standard Webhooks headers webhook-id, webhook-timestamp and webhook-signature. Write-only.',
+    writeOnly: true,
+  });
+
 const emptyPatch = (value: object) => Object.keys(value).length > 0;
 const emptyPatchIssue = { message: 'nothing to change', params: { code: 'empty_patch' } };
 
@@ -170,6 +199,7 @@ export const destinationCreateSchema = z
     enabled: z.boolean().default(true),
     settings: z.strictObject({
       sharedSecret: sharedSecret.nullish(),
+      standardWebhooksSecret: standardWebhooksSecret.nullish(),
       webhooks,
       maxRequestsPerSecond: maxRequestsPerSecond.nullish(),
     }),
@@ -186,6 +216,10 @@ export const destinationPatchSchema = z
           .nullable()
           .optional()
           .meta({ description: 'A new secret; null removes it; absent keeps it.' }),
+        standardWebhooksSecret: standardWebhooksSecret.nullable().optional().meta({
+          description:
+            'A new secret; the previous one also signs for HOOKLINE_SECRET_ROTATION_OVERLAP (default 24 h). null removes both; absent keeps them.',
+        }),
         webhooks: webhooks.optional().meta({ description: 'Replaces the whole list when given.' }),
         maxRequestsPerSecond: maxRequestsPerSecond
           .nullable()

@@ -7,6 +7,7 @@ export type Command =
   | { name: 'attempts'; destinationId: string; messageId?: string; outcome?: string; limit?: number }
   | { name: 'replay'; destinationId: string; since: string; wait: boolean }
   | { name: 'replay-status'; id: string }
+  | { name: 'secrets-reencrypt' }
   | { name: 'help' };
 
 export interface Invocation {
@@ -26,6 +27,10 @@ export const USAGE = `Usage: hookline <command> [options]
   attempts <destinationId> [--message-id M] [--outcome O] [--limit N]
   replay <destinationId> --since T [--wait]
   replay status <replayId>
+  secrets reencrypt
+
+  secrets reencrypt rewrites every destination under HOOKLINE_SECRETS_KEY (after a key rotation,
+  or to seal values written before encryption).
 
   T is an ISO 8601 time (2024-05-01T10:00:00Z) or a duration ago (30m, 2h, 1d).
   O is delivered, retry_scheduled, dead_lettered or deferred.
@@ -41,6 +46,7 @@ const OPTIONS: Record<string, Record<string, boolean>> = {
   attempts: { 'message-id': true, outcome: true, limit: true },
   replay: { since: true, wait: false },
   'replay-status': {},
+  'secrets-reencrypt': {},
   help: {},
 };
 
@@ -50,7 +56,11 @@ export function parseArgs(argv: string[], nowMs: number): Invocation {
   const [first, second, ...rest] = positional;
   const name = commandName(first, second);
   const args =
-    name === 'dlq-list' || name === 'dlq-show' || name === 'dlq-redrive' || name === 'replay-status'
+    name === 'dlq-list' ||
+    name === 'dlq-show' ||
+    name === 'dlq-redrive' ||
+    name === 'replay-status' ||
+    name === 'secrets-reencrypt'
       ? rest
       : [second, ...rest].filter((a) => a !== undefined);
   for (const key of options.keys()) {
@@ -128,6 +138,9 @@ export function parseArgs(argv: string[], nowMs: number): Invocation {
       }
       case 'replay-status':
         return { name, id: one('a replay id') };
+      case 'secrets-reencrypt':
+        none();
+        return { name };
     }
   })();
   return { command, json };
@@ -140,6 +153,10 @@ function commandName(first: string | undefined, second: string | undefined): Com
     throw new UsageError(`dlq takes list, show or redrive${second ? `, not '${second}'` : ''}`);
   }
   if (first === 'replay' && second === 'status') return 'replay-status';
+  if (first === 'secrets') {
+    if (second === 'reencrypt') return 'secrets-reencrypt';
+    throw new UsageError(`secrets takes reencrypt${second ? `, not '${second}'` : ''}`);
+  }
   if (first === 'attempts' || first === 'replay') return first;
   throw new UsageError(`unknown command '${first}'`);
 }

@@ -46,6 +46,8 @@ export function requestFor(command: Exclude<Command, { name: 'help' }>): ApiRequ
       };
     case 'replay-status':
       return get(`${BASE}/replays/${encodeURIComponent(command.id)}`);
+    case 'secrets-reencrypt':
+      return { method: 'POST', path: `${BASE}/secrets/reencrypt` };
   }
 }
 

@@ -1,8 +1,18 @@
 import { z } from 'zod';
 import { ConfigError } from '../core/errors';
 import { DEFAULT_RETRY_CUTOFF_MS, DEFAULT_RETRY_SCHEDULE_MS, scheduleProblem } from './retry';
-import { envBool, envBrokers, envDurationMs, envInt, envString, envUrl, parseDurationMs } from './env';
 import { parseNetworks } from '../security/address-policy';
+import { SecretKeyring } from '../security/secrets';
+import {
+  envBool,
+  envBrokers,
+  envDurationMs,
+  envInt,
+  envSecretsKey,
+  envString,
+  envUrl,
+  parseDurationMs,
+} from './env';
 
 export const ROLES = ['ingest', 'router', 'worker'] as const;
 export type Role = (typeof ROLES)[number];
@@ -47,6 +57,18 @@ const schema = z.object({
     .default([...ROLES]),
   /** Bearer token for the admin API. Generated (and printed) by `npm start` when unset. */
   HOOKLINE_ADMIN_TOKEN: envString().optional(),
+  /**
+   * Key that seals destination secrets and static header values on the catalog topic (AES-256-GCM):
+   * base64 of exactly 32 bytes (`openssl rand -base64 32`). Every process needs the same key.
+   * Required by the production entry point; `npm start` generates one and keeps it in
+   * ~/.cache/hookline when unset.
+   */
+  HOOKLINE_SECRETS_KEY: envSecretsKey().optional(),
+  /**
+   * During a key rotation: the key being replaced. Values sealed with it stay readable (never
+   * written) until `hookline secrets reencrypt` has moved every destination to the current key.
+   */
+  HOOKLINE_SECRETS_KEY_PREVIOUS: envSecretsKey().optional(),
   HOOKLINE_LOG_LEVEL: z
     .preprocess(
       (v) => (v === '' ? undefined : v),
@@ -124,6 +146,11 @@ const schema = z.object({
     .default([...DEFAULT_RETRY_SCHEDULE_MS]),
   /** No attempt is scheduled later than this after the first one; the task is dead-lettered instead. */
   HOOKLINE_RETRY_CUTOFF: envDurationMs().default(DEFAULT_RETRY_CUTOFF_MS),
+  /**
+   * After a destination's standardWebhooksSecret changes, requests are signed with the new and the
+   * previous secret for this long, then with the new one only.
+   */
+  HOOKLINE_SECRET_ROTATION_OVERLAP: envDurationMs().default(86_400_000),
 
   /**
    * SSRF guard exceptions: comma-separated CIDRs (e.g. `127.0.0.0/8,10.1.0.0/16`) that webhook
@@ -159,6 +186,11 @@ export interface Config {
   adminHttp: { port: number; host: string } | undefined;
   roles: Role[];
   adminToken: string | undefined;
+  /**
+   * The keys sealing secrets on the catalog topic; undefined when HOOKLINE_SECRETS_KEY is unset
+   * (the entry point then generates a local key or refuses to start).
+   */
+  secrets: { keyring: SecretKeyring | undefined };
   logLevel: RawConfig['HOOKLINE_LOG_LEVEL'];
   kafka: {
     brokers: string[] | undefined;
@@ -183,6 +215,8 @@ export interface Config {
   };
   retry: { scheduleMs: number[]; cutoffMs: number };
   security: { allowedNetworks: string[] };
+  /** Standard Webhooks secret rotation: how long the previous secret still signs. */
+  signing: { rotationOverlapMs: number };
   operations: { attemptIndexWindowMs: number; attemptsPerDestination: number };
 }
 
@@ -208,6 +242,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       'KAFKA_SASL_MECHANISM needs KAFKA_SASL_USERNAME and KAFKA_SASL_PASSWORD',
     );
   }
+  if (c.HOOKLINE_SECRETS_KEY_PREVIOUS && !c.HOOKLINE_SECRETS_KEY) {
+    throw new ConfigError(
+      'HOOKLINE_SECRETS_KEY',
+      'HOOKLINE_SECRETS_KEY_PREVIOUS needs HOOKLINE_SECRETS_KEY (the new key) beside it',
+    );
+  }
   return {
     http: { port: c.HOOKLINE_HTTP_PORT, host: c.HOOKLINE_HTTP_HOST },
     adminHttp:
@@ -216,6 +256,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         : { port: c.HOOKLINE_ADMIN_PORT, host: c.HOOKLINE_ADMIN_HOST ?? c.HOOKLINE_HTTP_HOST },
     roles: c.HOOKLINE_ROLES,
     adminToken: c.HOOKLINE_ADMIN_TOKEN,
+    secrets: {
+      keyring: c.HOOKLINE_SECRETS_KEY
+        ? new SecretKeyring({ current: c.HOOKLINE_SECRETS_KEY, previous: c.HOOKLINE_SECRETS_KEY_PREVIOUS })
+        : undefined,
+    },
     logLevel: c.HOOKLINE_LOG_LEVEL,
     kafka: {
       brokers: c.KAFKA_BROKERS,
@@ -258,6 +303,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     retry: { scheduleMs: c.HOOKLINE_RETRY_SCHEDULE, cutoffMs: c.HOOKLINE_RETRY_CUTOFF },
     security: { allowedNetworks: c.HOOKLINE_ALLOWED_NETWORKS },
+    signing: { rotationOverlapMs: c.HOOKLINE_SECRET_ROTATION_OVERLAP },
     operations: {
       attemptIndexWindowMs: c.HOOKLINE_ATTEMPT_INDEX_WINDOW,
       attemptsPerDestination: c.HOOKLINE_ATTEMPT_INDEX_PER_DESTINATION,

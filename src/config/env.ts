@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { parseSecretsKey } from '../security/secrets';
 
 /**
  * Small zod helpers for reading environment variables: every value arrives as a string (or is
@@ -85,5 +86,19 @@ export const envDurationMs = () =>
         return z.NEVER;
       }
       return ms;
+    }),
+  );
+
+/** A 32-byte key given as base64 (HOOKLINE_SECRETS_KEY); messages never quote the value. */
+export const envSecretsKey = () =>
+  z.preprocess(
+    blankToUndefined,
+    z.string().transform((value, ctx) => {
+      const key = parseSecretsKey(value);
+      if (typeof key === 'string') {
+        ctx.addIssue({ code: 'custom', message: key });
+        return z.NEVER;
+      }
+      return key;
     }),
   );

@@ -4,7 +4,7 @@ import type { Clock } from '../core/clock';
 import type { BatchingProducer, OutgoingMessage } from '../kafka/batching-producer';
 import { formatDelay, retryTopic } from '../kafka/topics';
 import type { Logger } from '../observability/logger';
-import type { CatalogView } from '../records/catalog-model';
+import type { CatalogView, Destination } from '../records/catalog-model';
 import type { DeadLetterWriter } from '../records/dead-letter';
 import { encodeAttempt } from '../records/delivery-attempt';
 import { encodeTask, taskKey, type DeliveryTask } from '../records/delivery-task';
@@ -13,6 +13,9 @@ import { deliverToDestination, type CircuitGate, type DeliveryOutcome } from './
 import { planHandoff, type HandoffPlan } from './handoff';
 import type { WebhookClient } from './http/client';
 import type { DeliveryMetrics } from './metrics';
+import { standardWebhooksKeysAt, type OpenedSettings, type SettingsOpener } from './secrets';
+import { SecretUnreadableError } from '../security/secrets';
+import { webhookIdFor } from './http/standard-webhooks';
 import { dueAtHeader } from './retry/due-header';
 import { parkingStep, pauseStep } from './retry/schedule';
 
@@ -21,11 +24,15 @@ const PAUSED = 'destination_disabled';
 
 export interface DeliveryExecutorOptions {
   catalog: CatalogView;
+  /** Opens the destination's sealed secrets and header values, only here, only to send. */
+  secrets: SettingsOpener;
   client: WebhookClient;
   producer: BatchingProducer;
   avro: AvroCodec;
   deadLetters: DeadLetterWriter;
   retryPolicy: RetryPolicy;
+  /** After a Standard Webhooks secret changes, the previous one also signs for this long. */
+  rotationOverlapMs: number;
   /** Stops calls to a URL that answered 410 Gone (a catalog change, seen by every process). */
   disableWebhook: (destinationId: string, url: string, reason: string) => Promise<unknown>;
   topicPrefix: string;
@@ -53,6 +60,12 @@ export class DeliveryExecutor {
     const destination = catalog.destination(task.destinationId);
     if (!destination) return this.deadLetter(task, 'destination_deleted');
     if (!destination.enabled) return this.pause(task);
+    const opened = this.openSettings(task, destination.settings);
+    if (!opened) {
+      await this.deadLetter(task, 'secret_unreadable');
+      return;
+    }
+    const { settings, standardWebhooksKeys } = opened;
 
     const startedAtMs = clock.now();
     metrics.inFlight.inc();
@@ -60,8 +73,11 @@ export class DeliveryExecutor {
     try {
       outcome = await deliverToDestination({
         client: this.options.client,
-        destination,
+        destination: { settings },
         payload: task.payload,
+        ...(standardWebhooksKeys.length > 0 && {
+          standardWebhooks: { id: webhookIdFor(task.taskId), keys: standardWebhooksKeys },
+        }),
         clock,
         logger: this.options.logger,
         logFields: {
@@ -192,6 +208,31 @@ export class DeliveryExecutor {
       allow: (urlIndex, url) => circuits.allow(destinationId, urlIndex, url),
       record: (urlIndex, url, result, error) => circuits.record(destinationId, urlIndex, url, result, error),
     };
+  }
+
+  /**
+   * The settings in plaintext, or undefined when a value cannot be opened (sealed with a key this
+   * process lacks, or corrupt): the task is then dead-lettered, redrivable once the key is fixed.
+   */
+  private openSettings(
+    task: DeliveryTask,
+    stored: Destination['settings'],
+  ): { settings: OpenedSettings; standardWebhooksKeys: Buffer[] } | undefined {
+    try {
+      const settings = this.options.secrets.open(stored);
+      const nowMs = this.options.clock.now();
+      return {
+        settings,
+        standardWebhooksKeys: standardWebhooksKeysAt(settings, nowMs, this.options.rotationOverlapMs),
+      };
+    } catch (err) {
+      if (!(err instanceof SecretUnreadableError)) throw err;
+      this.options.logger.error(
+        { destinationId: task.destinationId, code: err.code, reason: err.message },
+        'cannot open the destination secrets: is HOOKLINE_SECRETS_KEY the same on every process?',
+      );
+      return undefined;
+    }
   }
 
   /** Once per URL and process: further 410s of tasks in flight meanwhile add nothing. */

@@ -1,10 +1,11 @@
-import type { Destination } from '../records/catalog-model';
+import type { OpenedSettings } from './secrets';
 import { systemClock, type Clock } from '../core/clock';
 import { silentLogger, type Logger } from '../observability/logger';
 import { BLOCKED_ADDRESS, classifyStatus, type Classification, type HttpResult } from './http/classify';
 import { requestHeaders } from './http/headers';
 import type { HttpAttempt, WebhookClient } from './http/client';
 import { signatureFor } from './http/signing';
+import { standardWebhooksSignature } from './http/standard-webhooks';
 import type { AttemptSummary } from '../records/delivery-task';
 
 /**
@@ -34,9 +35,15 @@ export type DeliveryOutcome =
 
 export interface DeliverOptions {
   client: Pick<WebhookClient, 'post' | 'userAgent'>;
-  destination: Pick<Destination, 'settings'>;
+  /** The destination's settings, opened (`SettingsOpener`): plaintext secret and header values. */
+  destination: { settings: OpenedSettings };
   /** The exact body: a task's `payload`, from `serialisePayload`. */
   payload: string;
+  /**
+   * Standard Webhooks signing, when the destination has such a secret: the message id and the
+   * keys to sign with now (`signingSecrets`). Each request is signed at its own send time.
+   */
+  standardWebhooks?: { id: string; keys: Buffer[] };
   clock?: Clock;
   logger?: Logger;
   /** Bound to every log line, e.g. { taskId, messageId, sourceId, destinationId }. */
@@ -46,7 +53,8 @@ export interface DeliverOptions {
 }
 
 /**
- * Delivers one payload to a destination: signed once (when it has a shared secret), then POSTed
+ * Delivers one payload to a destination: signed once (when it has a shared secret; Standard
+ * Webhooks signatures per request, since they cover the send time), then POSTed
  * to its URLs in configured order until one answers 2xx; later URLs are not called. Never throws
  * for a receiver's or the network's failure: that is a `failed` outcome.
  *
@@ -80,7 +88,12 @@ export async function deliverToDestination(options: DeliverOptions): Promise<Del
       retriable = true;
       continue;
     }
-    const headers = requestHeaders({ staticHeaders: entry.headers, signature, userAgent: client.userAgent });
+    const headers = requestHeaders({
+      staticHeaders: entry.headers,
+      signature,
+      standardWebhooks: standardWebhooksHeaders(options.standardWebhooks, body, atMs),
+      userAgent: client.userAgent,
+    });
     const http = await client.post({ url: entry.url, headers, body });
     const { attempt, classification } = summarise(http, urlIndex, atMs);
     options.circuit?.record(urlIndex, entry.url, classification.result, attempt.error);
@@ -96,6 +109,20 @@ export async function deliverToDestination(options: DeliverOptions): Promise<Del
     }
   }
   return { kind: 'failed', retriable, ...(retryAfterMs !== undefined && { retryAfterMs }), attempts };
+}
+
+function standardWebhooksHeaders(
+  signing: DeliverOptions['standardWebhooks'],
+  body: Buffer,
+  atMs: number,
+): { id: string; timestampS: number; signature: string } | undefined {
+  if (!signing || signing.keys.length === 0) return undefined;
+  const timestampS = Math.floor(atMs / 1_000);
+  return {
+    id: signing.id,
+    timestampS,
+    signature: standardWebhooksSignature({ keys: signing.keys, id: signing.id, timestampS, body }),
+  };
 }
 
 function summarise(http: HttpAttempt, urlIndex: number, atMs: number) {

@@ -15,6 +15,8 @@ import { Dispatcher } from './dispatcher';
 import { DeliveryExecutor } from './executor';
 import { createWebhookClient } from './http/client';
 import { createDeliveryMetrics } from './metrics';
+import { SettingsOpener } from './secrets';
+import type { SecretOpener } from '../security/secrets';
 import { startDelayConsumer } from './retry/delay-consumer';
 import { taskHandler } from './task-handler';
 
@@ -31,6 +33,8 @@ export interface DeliveryWorkerOptions {
   admin: Admin;
   avro: AvroCodec;
   catalog: CatalogView;
+  /** Opens sealed destination secrets (the secrets keyring). */
+  secrets: SecretOpener;
   /** Stops calls to a URL that answered 410 Gone (a catalog write). */
   disableWebhook: (destinationId: string, url: string, reason: string) => Promise<unknown>;
   producer: BatchingProducer;
@@ -47,6 +51,8 @@ export interface DeliveryWorkerOptions {
   retry: RetryPolicy;
   /** The SSRF guard: which addresses webhook requests may connect to. */
   addressPolicy: AddressPolicy;
+  /** After a Standard Webhooks secret changes, the previous one also signs for this long. */
+  rotationOverlapMs: number;
   sessionTimeoutMs: number;
   metrics: Registry;
   clock: Clock;
@@ -90,11 +96,13 @@ export async function startDeliveryWorker(options: DeliveryWorkerOptions): Promi
   });
   const executor = new DeliveryExecutor({
     catalog: options.catalog,
+    secrets: new SettingsOpener({ opener: options.secrets }),
     client,
     producer,
     avro,
     deadLetters,
     retryPolicy: retry,
+    rotationOverlapMs: options.rotationOverlapMs,
     disableWebhook: options.disableWebhook,
     topicPrefix: options.topicPrefix,
     attemptsTopic: topics.attempts,

@@ -2,7 +2,7 @@ import { SchemaRegistry } from '@kafkajs/confluent-schema-registry';
 import type { Admin } from 'kafkajs';
 import { AvroCodec } from '../avro/codec';
 import { defaultSchemaDir, loadSchemaFiles } from '../avro/schema-files';
-import { CATALOG_NAMESPACE } from '../records/catalog';
+import { SOURCE_RECORD } from '../records/catalog';
 import { HooklineError, KafkaUnavailableError, errorMessage } from '../core/errors';
 import { EVENT_NAMESPACE, EventCodec } from '../records/event';
 import { eventKey } from '../events/types';
@@ -101,10 +101,13 @@ export async function connectKafkaTransport(
   }
 }
 
-/** The library writes events and reads the catalog: only those schemas are registered. */
-function producerSchemas() {
+/**
+ * The library writes events and reads the catalog's sources: only those schemas are registered.
+ * Without the Destination schema it could not decode a destination record even by mistake.
+ */
+export function producerSchemas() {
   return loadSchemaFiles(defaultSchemaDir()).filter(
-    (s) => s.fullName.startsWith(`${EVENT_NAMESPACE}.`) || s.fullName.startsWith(`${CATALOG_NAMESPACE}.`),
+    (s) => s.fullName.startsWith(`${EVENT_NAMESPACE}.`) || s.fullName === SOURCE_RECORD,
   );
 }
 

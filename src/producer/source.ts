@@ -1,7 +1,7 @@
 import type { Admin, Kafka } from 'kafkajs';
 import type { AvroCodec } from '../avro/codec';
 import { withDeadline } from '../core/deadline';
-import { CatalogLagError, CatalogStore, startMaterialiser } from '../catalog';
+import { CatalogLagError, CatalogStore, startMaterialiser, type Materialiser } from '../catalog';
 import type { Source } from '../records/catalog-model';
 import { CatalogRecordCodec } from '../records/catalog';
 import type { Clock } from '../core/clock';
@@ -30,22 +30,28 @@ export interface SourceFollower {
 }
 
 /**
- * Reads the catalog topic (as every Hookline process does, with a read-only materialiser: no
- * writer) until caught up, finds the write key's source, and keeps following the topic so that
- * a source disabled or deleted later stops being accepted, as at the tracking API.
+ * The library's view of the catalog: sources only. Destination records are recognised by their
+ * schema and read past undecoded, so a producing process never holds destination settings
+ * (secrets and header values, sealed or not) and needs no secrets key.
+ */
+export async function followSourcesOnly(
+  options: Omit<SourceFollowerOptions, 'writeKey' | 'catchUpTimeoutMs'>,
+): Promise<{ store: CatalogStore; materialiser: Materialiser }> {
+  const { kafka, admin, avro, topic, clientId, logger, clock } = options;
+  const store = new CatalogStore({ logger, clock });
+  const codec = new CatalogRecordCodec(avro, { sourcesOnly: true });
+  const materialiser = await startMaterialiser({ kafka, admin, topic, clientId, codec, store, logger });
+  return { store, materialiser };
+}
+
+/**
+ * Reads the catalog topic's sources (as every Hookline process does, with a read-only
+ * materialiser: no writer) until caught up, finds the write key's source, and keeps following
+ * the topic so that a source disabled or deleted later stops being accepted, as at the tracking API.
  */
 export async function followSource(options: SourceFollowerOptions): Promise<SourceFollower> {
-  const { kafka, admin, avro, topic, clientId, writeKey, logger, clock, catchUpTimeoutMs } = options;
-  const store = new CatalogStore({ logger, clock });
-  const materialiser = await startMaterialiser({
-    kafka,
-    admin,
-    topic,
-    clientId,
-    codec: new CatalogRecordCodec(avro),
-    store,
-    logger,
-  });
+  const { topic, writeKey, catchUpTimeoutMs } = options;
+  const { store, materialiser } = await followSourcesOnly(options);
   let source: Source;
   try {
     await withDeadline(

@@ -1,3 +1,5 @@
+import type { StoredSecret } from '../security/secrets';
+
 /**
  * The catalog's entities. Sources and destinations are stored as records on the compacted topic
  * `hookline.catalog` (key = entity id, tombstone = delete) and materialised by every process.
@@ -17,8 +19,11 @@ export interface Source {
 export interface WebhookEntry {
   /** Full http(s) URL. */
   url: string;
-  /** Static headers sent with every request to this URL. */
-  headers: Record<string, string>;
+  /**
+   * Static headers sent with every request to this URL. Values are stored sealed (they often
+   * carry credentials): name → StoredSecret; only delivery opens them.
+   */
+  headers: Record<string, StoredSecret>;
   /**
    * Set when Hookline stopped calling this URL because it answered 410 Gone. Replacing the
    * destination's webhook list (PATCH settings.webhooks) clears it.
@@ -26,9 +31,23 @@ export interface WebhookEntry {
   disabled?: { at: string; reason: string };
 }
 
+/**
+ * A destination's settings as the catalog stores them: every secret and header value sealed
+ * (src/security/secrets.ts), or plaintext when written by a version before encryption.
+ */
 export interface DestinationSettings {
   /** When set, every delivery carries X-Signature = hex HMAC-SHA1(sharedSecret, body). Write-only. */
-  sharedSecret?: string;
+  sharedSecret?: StoredSecret;
+  /**
+   * When set (`whsec_` + base64 key), every delivery also carries the Standard Webhooks headers
+   * `webhook-id`, `webhook-timestamp` and `webhook-signature`. Write-only.
+   */
+  standardWebhooksSecret?: StoredSecret;
+  /**
+   * The Standard Webhooks secret that `standardWebhooksSecret` replaced, and when: requests are
+   * signed with both until `rotatedAt` + HOOKLINE_SECRET_ROTATION_OVERLAP.
+   */
+  standardWebhooksPrevious?: { secret: StoredSecret; rotatedAt: string };
   /** 1–5 URLs, tried in order; the first success wins. */
   webhooks: WebhookEntry[];
   /**
@@ -61,14 +80,17 @@ export interface CatalogView {
 }
 
 /**
- * Header names a destination may not set (compared case-insensitively). The first three are
- * Hookline's own (body type, client identity, signature); the rest would corrupt the request's
- * framing or target.
+ * Header names a destination may not set (compared case-insensitively). The first six are
+ * Hookline's own (body type, client identity, signature, the Standard Webhooks headers); the rest
+ * would corrupt the request's framing or target.
  */
 export const RESERVED_HEADERS: readonly string[] = [
   'content-type',
   'user-agent',
   'x-signature',
+  'webhook-id',
+  'webhook-timestamp',
+  'webhook-signature',
   'content-length',
   'transfer-encoding',
   'connection',

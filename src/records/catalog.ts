@@ -6,7 +6,10 @@ import type { Destination, Source, WebhookEntry } from './catalog-model';
  * Maps catalog entities to and from their Avro records (schemas/catalog-*.avsc, namespace
  * io.hookline.catalog). Representation choices:
  *  - timestamps: `long` with logicalType timestamp-millis; ISO 8601 UTC strings in memory;
- *  - headers: `map<string>`; webhooks: an array of records; absent secret: Avro null.
+ *  - headers: `map<string>`; webhooks: an array of records; absent secret: Avro null;
+ *  - secrets and header values as the catalog stores them (sealed envelopes, src/security/secrets.ts):
+ *    this codec neither seals nor opens;
+ *  - the previous Standard Webhooks secret and its rotation time: two nullable fields, set together.
  * On the catalog topic the record key is the entity id and a tombstone (null value) deletes it.
  */
 export const CATALOG_NAMESPACE = 'io.hookline.catalog';
@@ -34,12 +37,18 @@ export function sourceFromRecord(record: AvroRecord): Source {
 }
 
 export function destinationToRecord(destination: Destination): AvroRecord {
-  const { sharedSecret, webhooks, maxRequestsPerSecond } = destination.settings;
+  const { sharedSecret, standardWebhooksSecret, standardWebhooksPrevious, webhooks, maxRequestsPerSecond } =
+    destination.settings;
   return {
     ...destination,
     settings: {
       sharedSecret: sharedSecret ?? null,
       maxRequestsPerSecond: maxRequestsPerSecond ?? null,
+      standardWebhooksSecret: standardWebhooksSecret ?? null,
+      standardWebhooksPreviousSecret: standardWebhooksPrevious?.secret ?? null,
+      standardWebhooksRotatedAt: standardWebhooksPrevious
+        ? Date.parse(standardWebhooksPrevious.rotatedAt)
+        : null,
       webhooks: webhooks.map((w) => ({
         url: w.url,
         headers: w.headers,
@@ -54,6 +63,9 @@ export function destinationToRecord(destination: Destination): AvroRecord {
 export function destinationFromRecord(record: AvroRecord): Destination {
   const settings = record.settings as {
     sharedSecret: string | null;
+    standardWebhooksSecret: string | null;
+    standardWebhooksPreviousSecret: string | null;
+    standardWebhooksRotatedAt: number | null;
     webhooks: AvroRecord[];
     maxRequestsPerSecond?: number | null;
   };
@@ -74,6 +86,16 @@ export function destinationFromRecord(record: AvroRecord): Destination {
     enabled: record.enabled as boolean,
     settings: {
       ...(settings.sharedSecret !== null && { sharedSecret: settings.sharedSecret }),
+      ...(settings.standardWebhooksSecret !== null && {
+        standardWebhooksSecret: settings.standardWebhooksSecret,
+      }),
+      ...(settings.standardWebhooksPreviousSecret !== null &&
+        settings.standardWebhooksRotatedAt !== null && {
+          standardWebhooksPrevious: {
+            secret: settings.standardWebhooksPreviousSecret,
+            rotatedAt: new Date(settings.standardWebhooksRotatedAt).toISOString(),
+          },
+        }),
       webhooks,
       ...(typeof settings.maxRequestsPerSecond === 'number' && {
         maxRequestsPerSecond: settings.maxRequestsPerSecond,
@@ -108,16 +130,30 @@ function timestampsFromRecord(record: AvroRecord): { createdAt: string; updatedA
   };
 }
 
+export interface CatalogRecordCodecOptions {
+  /**
+   * Decode sources only: a destination record is recognised by its writer schema and passed over
+   * without decoding its body, so the reader never holds destination settings, sealed or not.
+   * For the producer library, which needs write keys only.
+   */
+  sourcesOnly?: boolean;
+}
+
 /** Encodes and decodes catalog topic values with an AvroCodec that knows the catalog schemas. */
 export class CatalogRecordCodec {
-  constructor(private readonly avro: AvroCodec) {}
+  constructor(
+    private readonly avro: AvroCodec,
+    private readonly options: CatalogRecordCodecOptions = {},
+  ) {}
 
   encode(entity: CatalogEntity): Buffer {
     const { name, value } = entityToRecord(entity);
     return this.avro.encode(name, value);
   }
 
-  async decode(bytes: Buffer): Promise<CatalogEntity> {
+  /** The entity; undefined for a record this view leaves out (`sourcesOnly`: destinations). */
+  async decode(bytes: Buffer): Promise<CatalogEntity | undefined> {
+    if (this.options.sourcesOnly && (await this.avro.recordName(bytes)) !== SOURCE_RECORD) return undefined;
     const { name, value } = await this.avro.decode(bytes);
     return entityFromRecord(name, value);
   }

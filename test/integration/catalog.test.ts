@@ -4,7 +4,7 @@ import { startApp, type App } from '../../src/compose';
 import { loadConfig } from '../../src/config/config';
 import { createLogger } from '../../src/observability/logger';
 import { sampleEvents } from '../fixtures/events';
-import { ADMIN_TOKEN, clusterFromEnv, uniquePrefix } from '../support/app';
+import { ADMIN_TOKEN, TEST_SECRETS_KEY, clusterFromEnv, uniquePrefix } from '../support/app';
 import { eventually } from '../support/eventually';
 
 /**
@@ -46,6 +46,7 @@ async function startProcess(prefix: string): Promise<Process> {
     HOOKLINE_HTTP_PORT: '0',
     HOOKLINE_HTTP_HOST: '127.0.0.1',
     HOOKLINE_ADMIN_TOKEN: ADMIN_TOKEN,
+    HOOKLINE_SECRETS_KEY: TEST_SECRETS_KEY,
   });
   const logs: string[] = [];
   const destination = new Writable({
@@ -129,14 +130,22 @@ describe('catalog admin API', () => {
     const destination = await createDestination(a, source.id, settings);
     expect(destination.settings).toEqual({
       sharedSecretSet: true,
+      standardWebhooksSecretSet: false,
       webhooks: [
-        // circuit: this process delivers, and has not called these URLs yet
-        { url: 'https://example.com/in', headers: { 'X-Api-Key': 'k1' }, circuit: { state: 'closed' } },
+        // circuit: this process delivers, and has not called these URLs yet; header values are
+        // write-only, like the secret: reads show the names only.
+        {
+          url: 'https://example.com/in',
+          headers: { 'X-Api-Key': '[redacted]' },
+          circuit: { state: 'closed' },
+        },
         { url: 'http://fallback.example.com:8080/in', headers: {}, circuit: { state: 'closed' } },
       ],
     });
     expect((await a.call('GET', `/api/v1/destinations/${destination.id}`)).body).toEqual(destination);
-    expect(a.app.parts.catalog.destinationsOfSource(source.id)[0]?.settings.sharedSecret).toBe(SHARED_SECRET);
+    const stored = a.app.parts.catalog.destinationsOfSource(source.id)[0]!.settings.sharedSecret!;
+    expect(stored.startsWith('hlenc:v1:')).toBe(true);
+    expect(a.app.parts.config.secrets.keyring!.open(stored)).toBe(SHARED_SECRET);
 
     const patched = await a.call('PATCH', `/api/v1/destinations/${destination.id}`, {
       enabled: false,
@@ -293,7 +302,8 @@ describe('catalog across processes', () => {
     expect((await b.call('GET', `/api/v1/destinations/${destination.id}`)).body).toEqual(destination);
     expect((await b.call('GET', `/api/v1/sources/${removed.id}`)).status).toBe(404);
     expect(b.app.parts.catalog.sourceByWriteKey(source.writeKey)?.id).toBe(source.id);
-    expect(b.app.parts.catalog.destination(destination.id)?.settings.sharedSecret).toBe(SHARED_SECRET);
+    const stored = b.app.parts.catalog.destination(destination.id)!.settings.sharedSecret!;
+    expect(b.app.parts.config.secrets.keyring!.open(stored)).toBe(SHARED_SECRET);
   });
 
   it('a process already running follows changes made through another, tombstones included', async () => {

@@ -1,5 +1,11 @@
 import type { ChildProcess } from 'node:child_process';
-import { LOOPBACK_NETWORKS, startTestApp, uniquePrefix, type TestApp } from '../support/app';
+import {
+  LOOPBACK_NETWORKS,
+  TEST_SECRETS_KEY,
+  startTestApp,
+  uniquePrefix,
+  type TestApp,
+} from '../support/app';
 import { eventually } from '../support/eventually';
 import { createDestination, createSource, sendTracking } from '../support/hookline';
 import { exited, spawnHookline } from '../support/process';
@@ -40,6 +46,7 @@ describe('worker processes', () => {
       HOOKLINE_HTTP_PORT: '0',
       HOOKLINE_HTTP_HOST: '127.0.0.1',
       HOOKLINE_ADMIN_TOKEN: 'worker-token',
+      HOOKLINE_SECRETS_KEY: TEST_SECRETS_KEY,
       HOOKLINE_DESTINATION_CONCURRENCY: '8',
       HOOKLINE_KAFKA_SESSION_TIMEOUT: '6s',
       HOOKLINE_ALLOWED_NETWORKS: LOOPBACK_NETWORKS,

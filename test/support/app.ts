@@ -3,6 +3,8 @@ import { startApp, type App } from '../../src/compose';
 import { loadConfig } from '../../src/config/config';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
+/** HOOKLINE_SECRETS_KEY of every test process (32 bytes, base64); a test may pass its own. */
+export const TEST_SECRETS_KEY = Buffer.from('hookline-test-secrets-key-32byte').toString('base64');
 
 export interface TestApp {
   app: App;
@@ -52,6 +54,7 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     HOOKLINE_HTTP_PORT: '0',
     HOOKLINE_HTTP_HOST: '127.0.0.1',
     HOOKLINE_ADMIN_TOKEN: ADMIN_TOKEN,
+    HOOKLINE_SECRETS_KEY: TEST_SECRETS_KEY,
     HOOKLINE_TOPIC_PARTITIONS: '3',
     HOOKLINE_LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     HOOKLINE_ALLOWED_NETWORKS: LOOPBACK_NETWORKS,

@@ -5,9 +5,10 @@ const ROOT = path.resolve(__dirname, '../..');
 
 /**
  * Runs `src/main.ts` (what `npm start` runs) as a real child process, in one process (no tsx
- * wrapper), so that a signal sent to it reaches Hookline itself.
+ * wrapper), so that a signal sent to it reaches Hookline itself. An `undefined` value unsets a
+ * variable of this process's environment.
  */
-export function spawnHookline(env: Record<string, string>): ChildProcess & { output: string[] } {
+export function spawnHookline(env: Record<string, string | undefined>): ChildProcess & { output: string[] } {
   const child = spawn(process.execPath, ['--require', 'tsx/cjs', 'src/main.ts'], {
     cwd: ROOT,
     env: { ...process.env, HOOKLINE_LOG_LEVEL: 'warn', ...env },

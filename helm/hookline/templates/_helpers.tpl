@@ -106,6 +106,18 @@ Secret and key of the admin token.
 {{- end }}
 
 {{/*
+Secret and key of the secrets key (HOOKLINE_SECRETS_KEY): an existing Secret, or the chart's,
+where a generated key is kept across upgrades.
+*/}}
+{{- define "hookline.secretsKeySecretName" -}}
+{{- .Values.secretsKey.existingSecret | default (include "hookline.secretName" .) }}
+{{- end }}
+
+{{- define "hookline.secretsKeySecretKey" -}}
+{{- if .Values.secretsKey.existingSecret }}{{ .Values.secretsKey.existingSecretKey }}{{ else }}secrets-key{{ end }}
+{{- end }}
+
+{{/*
 Whether the chart's Secret holds inline Kafka SASL or schema registry credentials.
 */}}
 {{- define "hookline.inlineSasl" -}}
@@ -134,6 +146,9 @@ Checks the values once; every template that renders a workload includes it.
 {{- end }}
 {{- if and (include "hookline.inlineRegistryAuth" .) (not .Values.schemaRegistry.password) }}
 {{- fail "schemaRegistry.username needs schemaRegistry.password" }}
+{{- end }}
+{{- if and .Values.secretsKey.existingSecretPreviousKey (not .Values.secretsKey.existingSecret) }}
+{{- fail "secretsKey.existingSecretPreviousKey needs secretsKey.existingSecret: rotate the key in a Secret you manage" }}
 {{- end }}
 {{- if not (or .Values.roles.combined .Values.roles.ingest.enabled .Values.roles.router.enabled .Values.roles.worker.enabled) }}
 {{- fail "no role enabled: set roles.combined=true or enable at least one of roles.ingest, roles.router, roles.worker" }}

@@ -17,6 +17,7 @@ import {
   destinationListSchema,
   destinationView,
   destinationViewSchema,
+  reencryptResultSchema,
   sourceCreatedSchema,
   sourceListSchema,
   sourceView,
@@ -204,6 +205,17 @@ export function catalogRoutes({ service, store, circuits }: CatalogRoutesOptions
         await service.deleteDestination(ctx.params.id!);
         noContent(ctx.res);
       },
+    },
+    {
+      method: 'POST',
+      path: `${ADMIN_BASE_PATH}/secrets/reencrypt`,
+      spec: {
+        operationId: 'reencryptSecrets',
+        summary:
+          'Rewrite every destination whose secrets or header values are plaintext or sealed with HOOKLINE_SECRETS_KEY_PREVIOUS, under HOOKLINE_SECRETS_KEY. Idempotent.',
+        responses: { 200: { description: 'What was rewritten.', schema: reencryptResultSchema } },
+      },
+      handler: async ({ res }) => sendJson(res, 200, await service.reencryptDestinations()),
     },
   ];
 }

@@ -1,9 +1,11 @@
 import { z } from 'zod';
 import type { Destination, Source } from '../../records/catalog-model';
+import { REDACTED_HEADER_VALUE } from '../validation';
 
 /**
  * What the admin API returns. These schemas document the responses in the OpenAPI document and
- * type the mapping functions; a secret has no field here, so it cannot leak into a response.
+ * type the mapping functions; a secret has no field here, so it cannot leak into a response, and
+ * static header values (stored sealed, often credentials) read as REDACTED_HEADER_VALUE.
  */
 const timestamp = z.string().meta({ format: 'date-time', description: 'ISO 8601 UTC.' });
 const timestamps = { createdAt: timestamp, updatedAt: timestamp };
@@ -51,10 +53,20 @@ export const destinationViewSchema = z
         .boolean()
         .meta({ description: 'Whether a shared secret is set; the secret is never returned.' }),
       maxRequestsPerSecond: z.number().optional().meta({ description: 'The rate limit, when set.' }),
+      standardWebhooksSecretSet: z
+        .boolean()
+        .meta({ description: 'Whether a Standard Webhooks secret is set; the secret is never returned.' }),
+      standardWebhooksRotatedAt: z.string().optional().meta({
+        format: 'date-time',
+        description:
+          'When the Standard Webhooks secret last replaced another; the previous one also signs until this + HOOKLINE_SECRET_ROTATION_OVERLAP.',
+      }),
       webhooks: z.array(
         z.object({
           url: z.string(),
-          headers: z.record(z.string(), z.string()),
+          headers: z.record(z.string(), z.string()).meta({
+            description: `Header names; values are write-only and read as "${REDACTED_HEADER_VALUE}" (they often carry credentials).`,
+          }),
           disabled: z
             .object({ at: z.string(), reason: z.string() })
             .optional()
@@ -73,6 +85,13 @@ export const sourceListSchema = z.object({ sources: z.array(sourceViewSchema) })
 export const destinationListSchema = z
   .object({ destinations: z.array(destinationViewSchema) })
   .meta({ id: 'DestinationList' });
+
+export const reencryptResultSchema = z
+  .object({
+    reencrypted: z.number().int().meta({ description: 'Destinations rewritten under the current key.' }),
+    unchanged: z.number().int().meta({ description: 'Destinations already entirely under the current key.' }),
+  })
+  .meta({ id: 'ReencryptResult' });
 
 export type SourceView = z.output<typeof sourceViewSchema>;
 export type DestinationView = z.output<typeof destinationViewSchema>;
@@ -105,7 +124,15 @@ export function destinationView(destination: Destination, circuits?: CircuitRead
       ...(destination.settings.maxRequestsPerSecond !== undefined && {
         maxRequestsPerSecond: destination.settings.maxRequestsPerSecond,
       }),
-      webhooks: states ? webhooks.map((w, i) => ({ ...w, circuit: states[i]! })) : webhooks,
+      standardWebhooksSecretSet: destination.settings.standardWebhooksSecret !== undefined,
+      ...(destination.settings.standardWebhooksPrevious && {
+        standardWebhooksRotatedAt: destination.settings.standardWebhooksPrevious.rotatedAt,
+      }),
+      webhooks: webhooks.map((w, i) => ({
+        ...w,
+        headers: Object.fromEntries(Object.keys(w.headers).map((name) => [name, REDACTED_HEADER_VALUE])),
+        ...(states && { circuit: states[i]! }),
+      })),
     },
     createdAt: destination.createdAt,
     updatedAt: destination.updatedAt,

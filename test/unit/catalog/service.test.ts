@@ -13,6 +13,11 @@ import { destinationCreateSchema, destinationPatchSchema } from '../../../src/ca
 import { HttpError } from '../../../src/http/respond';
 import { silentLogger } from '../../../src/observability/logger';
 import { createAddressPolicy, type AddressPolicy } from '../../../src/security/address-policy';
+import { SecretKeyring, isSealed, sealedKeyId } from '../../../src/security/secrets';
+
+const KEY = Buffer.alloc(32, 3);
+const NEW_KEY = Buffer.alloc(32, 4);
+const keyring = new SecretKeyring({ current: KEY });
 
 /** Writes straight into the store, as the topic and the materialiser would, and keeps the log. */
 class LoopbackWriter implements CatalogWrites {
@@ -33,13 +38,13 @@ class LoopbackWriter implements CatalogWrites {
   }
 }
 
-function setup(addressPolicy?: AddressPolicy) {
+function setup(sealer: SecretKeyring = keyring, addressPolicy?: AddressPolicy) {
   const store = new CatalogStore({ logger: silentLogger() });
   store.expect([{ partition: 0, low: '0', high: '0' }]);
   const writer = new LoopbackWriter(store);
   let now = Date.parse('2024-05-01T00:00:00.000Z');
   const clock = { now: () => (now += 1_000) };
-  const service = new CatalogService({ store, writer, logger: silentLogger(), clock, addressPolicy });
+  const service = new CatalogService({ store, writer, sealer, logger: silentLogger(), clock, addressPolicy });
   return { store, writer, service };
 }
 
@@ -83,17 +88,76 @@ describe('CatalogService', () => {
       created.id,
       destinationPatchSchema.parse({ name: 'Renamed' }),
     );
-    expect(renamed.settings.sharedSecret).toBe('one');
+    expect(keyring.open(renamed.settings.sharedSecret!)).toBe('one');
     const replaced = await service.updateDestination(
       created.id,
       destinationPatchSchema.parse({ settings: { sharedSecret: 'two' } }),
     );
-    expect(replaced.settings).toEqual({ sharedSecret: 'two', webhooks: created.settings.webhooks });
+    expect(keyring.open(replaced.settings.sharedSecret!)).toBe('two');
+    expect(replaced.settings.webhooks).toEqual(created.settings.webhooks);
     const removed = await service.updateDestination(
       created.id,
       destinationPatchSchema.parse({ settings: { sharedSecret: null } }),
     );
     expect('sharedSecret' in removed.settings).toBe(false);
+  });
+
+  it('writes the shared secret and every header value sealed, never in plaintext', async () => {
+    const { service, store, writer } = setup();
+    const { source } = await service.createSource({ name: 'Web', enabled: true });
+    const hooks = [{ url: 'https://example.com/hook', headers: { Authorization: 'Bearer tok-123' } }];
+    const created = await service.createDestination(
+      newDestination(source.id, { webhooks: hooks, sharedSecret: 'sh-456' }),
+    );
+    const updated = await service.updateDestination(
+      created.id,
+      destinationPatchSchema.parse({
+        settings: { webhooks: [{ url: 'https://example.com/2', headers: { 'X-Key': 'key-789' } }] },
+      }),
+    );
+    const written = JSON.stringify(writer.log);
+    for (const plain of ['Bearer tok-123', 'sh-456', 'key-789']) expect(written).not.toContain(plain);
+    const stored = store.destination(created.id)!.settings;
+    expect(stored).toEqual(updated.settings);
+    expect(isSealed(stored.sharedSecret!)).toBe(true);
+    expect(keyring.open(stored.webhooks[0]!.headers['X-Key']!)).toBe('key-789');
+  });
+
+  it('re-encrypts plaintext (older versions) and previous-key values on reencrypt and on any write', async () => {
+    const { service, store, writer } = setup();
+    const { source } = await service.createSource({ name: 'Web', enabled: true });
+    const settings = { webhooks: [{ url: 'https://example.com/hook', headers: { 'X-Key': 'legacy-key' } }] };
+    // As a catalog written before encryption holds it: plaintext values.
+    await writer.put({
+      kind: 'destination',
+      value: {
+        id: 'dst_legacy',
+        sourceId: source.id,
+        name: 'Legacy',
+        enabled: true,
+        settings: { sharedSecret: 'legacy-secret', ...settings },
+        createdAt: '2024-01-01T00:00:00.000Z',
+        updatedAt: '2024-01-01T00:00:00.000Z',
+      },
+    });
+    const underOldKey = await service.createDestination(
+      newDestination(source.id, { ...settings, sharedSecret: 's' }),
+    );
+
+    const rotated = new SecretKeyring({ current: NEW_KEY, previous: KEY });
+    const after = new CatalogService({ store, writer, sealer: rotated, logger: silentLogger() });
+    await after.updateDestination('dst_legacy', destinationPatchSchema.parse({ name: 'Renamed' }));
+    expect(sealedKeyId(store.destination('dst_legacy')!.settings.sharedSecret!)).toBe(rotated.currentKeyId);
+    expect(rotated.open(store.destination('dst_legacy')!.settings.webhooks[0]!.headers['X-Key']!)).toBe(
+      'legacy-key',
+    );
+
+    await expect(after.reencryptDestinations()).resolves.toEqual({ reencrypted: 1, unchanged: 1 });
+    const moved = store.destination(underOldKey.id)!;
+    expect(sealedKeyId(moved.settings.sharedSecret!)).toBe(rotated.currentKeyId);
+    expect(moved.updatedAt).toBe(underOldKey.updatedAt);
+    expect(new SecretKeyring({ current: NEW_KEY }).open(moved.settings.sharedSecret!)).toBe('s');
+    await expect(after.reencryptDestinations()).resolves.toEqual({ reencrypted: 0, unchanged: 2 });
   });
 
   it('refuses to delete a source with destinations unless cascading, which deletes them first', async () => {
@@ -128,7 +192,12 @@ describe('CatalogService', () => {
 
   it('refuses every operation until the catalog has caught up', async () => {
     const store = new CatalogStore({ logger: silentLogger() });
-    const service = new CatalogService({ store, writer: new LoopbackWriter(store), logger: silentLogger() });
+    const service = new CatalogService({
+      store,
+      writer: new LoopbackWriter(store),
+      sealer: keyring,
+      logger: silentLogger(),
+    });
     await expect(service.createSource({ name: 'Web', enabled: true })).rejects.toBeInstanceOf(
       CatalogNotReadyError,
     );
@@ -187,7 +256,7 @@ describe('CatalogService', () => {
     });
 
     it('accepts addresses in the allowed networks', async () => {
-      const { service } = setup(createAddressPolicy({ allowedNetworks: ['127.0.0.0/8'] }));
+      const { service } = setup(keyring, createAddressPolicy({ allowedNetworks: ['127.0.0.0/8'] }));
       const { source } = await service.createSource({ name: 'Web', enabled: true });
       const created = service.createDestination(newDestination(source.id, withUrls('http://127.0.0.1:9/')));
       await expect(created).resolves.toBeDefined();

@@ -99,6 +99,40 @@ describe('destination validation', () => {
       'settings.webhooks.0.headers.X-A header_value_invalid',
       destination({ webhooks: [hook('https://e.com', { 'X-A': 'v\u0000' })] }),
     ],
+    [
+      'a Standard Webhooks secret without whsec_',
+      'settings.standardWebhooksSecret standard_webhooks_secret_invalid',
+      destination({
+        webhooks: [hook('https://e.com')],
+        standardWebhooksSecret: Buffer.alloc(32).toString('base64'),
+      }),
+    ],
+    [
+      'a Standard Webhooks secret with a 16-byte key',
+      'settings.standardWebhooksSecret standard_webhooks_secret_invalid',
+      destination({
+        webhooks: [hook('https://e.com')],
+        standardWebhooksSecret: `whsec_${Buffer.alloc(16).toString('base64')}`,
+      }),
+    ],
+    [
+      'a Standard Webhooks secret',
+      'ok',
+      destination({
+        webhooks: [hook('https://e.com')],
+        standardWebhooksSecret: `whsec_${Buffer.alloc(32).toString('base64')}`,
+      }),
+    ],
+    [
+      'webhook-signature override',
+      'settings.webhooks.0.headers.Webhook-Signature header_reserved',
+      destination({ webhooks: [hook('https://e.com', { 'Webhook-Signature': 'v1,x' })] }),
+    ],
+    [
+      'the placeholder reads show, sent back',
+      'settings.webhooks.0.headers.Authorization header_value_redacted',
+      destination({ webhooks: [hook('https://e.com', { Authorization: '[redacted]' })] }),
+    ],
     ['tab in value', 'ok', destination({ webhooks: [hook('https://e.com', { 'X-A': 'a\tb' })] })],
     [
       'Content-Type override',

@@ -36,6 +36,7 @@ describe('CLI arguments → admin API requests', () => {
       },
     ],
     ['replay status rpl_1', { method: 'GET', path: '/api/v1/replays/rpl_1' }],
+    ['secrets reencrypt', { method: 'POST', path: '/api/v1/secrets/reencrypt' }],
   ])('%s', (line, expected) => {
     const { command } = parseArgs(line.split(' '), NOW);
     if (command.name === 'help') throw new Error('parsed as help');
@@ -64,6 +65,9 @@ describe('CLI arguments → admin API requests', () => {
     ['replay d', /replay needs --since/],
     ['replay d --since tomorrow', /neither an ISO 8601 time nor a duration/],
     ['frobnicate', /unknown command 'frobnicate'/],
+    ['secrets', /secrets takes reencrypt/],
+    ['secrets rotate', /not 'rotate'/],
+    ['secrets reencrypt now', /unexpected argument 'now'/],
   ])('refuses `%s`', (line, message) => {
     expect(() => parseArgs(line.split(' '), NOW)).toThrow(UsageError);
     expect(() => parseArgs(line.split(' '), NOW)).toThrow(message);

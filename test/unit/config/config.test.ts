@@ -1,8 +1,28 @@
 import { loadConfig } from '../../../src/config/config';
 import { parseDurationMs } from '../../../src/config/env';
 import { ConfigError } from '../../../src/core/errors';
+import { keyIdOf } from '../../../src/security/secrets';
+
+const KEY = Buffer.alloc(32, 7).toString('base64');
+const PREVIOUS_KEY = Buffer.alloc(32, 8).toString('base64');
 
 describe('loadConfig', () => {
+  it('builds the secrets keyring from HOOKLINE_SECRETS_KEY(_PREVIOUS); none when unset', () => {
+    expect(loadConfig({}).secrets.keyring).toBeUndefined();
+    expect(loadConfig({}).signing.rotationOverlapMs).toBe(86_400_000);
+    const config = loadConfig({
+      HOOKLINE_SECRETS_KEY: KEY,
+      HOOKLINE_SECRETS_KEY_PREVIOUS: PREVIOUS_KEY,
+      HOOKLINE_SECRET_ROTATION_OVERLAP: '2h',
+    });
+    expect(config.secrets.keyring?.keyIds).toEqual([
+      keyIdOf(Buffer.from(KEY, 'base64')),
+      keyIdOf(Buffer.from(PREVIOUS_KEY, 'base64')),
+    ]);
+    expect(config.signing.rotationOverlapMs).toBe(7_200_000);
+    expect(JSON.stringify(config)).not.toContain(KEY);
+  });
+
   it('uses documented defaults for an empty environment', () => {
     const config = loadConfig({});
     expect(config.http).toEqual({ port: 8080, host: '0.0.0.0' });
@@ -59,6 +79,14 @@ describe('loadConfig', () => {
     [{ HOOKLINE_ALLOWED_NETWORKS: '127.0.0.0/8,localhost' }, 'HOOKLINE_ALLOWED_NETWORKS'],
     [{ HOOKLINE_ALLOWED_NETWORKS: '10.0.0.0/33' }, 'HOOKLINE_ALLOWED_NETWORKS'],
     [{ HOOKLINE_ADMIN_PORT: 'admin' }, 'HOOKLINE_ADMIN_PORT'],
+    [{ HOOKLINE_SECRETS_KEY: 'c2hvcnQ=' }, 'HOOKLINE_SECRETS_KEY'],
+    [{ HOOKLINE_SECRETS_KEY: 'not base64 at all!' }, 'HOOKLINE_SECRETS_KEY'],
+    [
+      { HOOKLINE_SECRETS_KEY: KEY, HOOKLINE_SECRETS_KEY_PREVIOUS: 'c2hvcnQ=' },
+      'HOOKLINE_SECRETS_KEY_PREVIOUS',
+    ],
+    [{ HOOKLINE_SECRETS_KEY_PREVIOUS: KEY }, 'HOOKLINE_SECRETS_KEY'],
+    [{ HOOKLINE_SECRET_ROTATION_OVERLAP: 'a day' }, 'HOOKLINE_SECRET_ROTATION_OVERLAP'],
   ])('rejects %j naming %s', (env, key) => {
     let error: unknown;
     try {

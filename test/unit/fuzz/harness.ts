@@ -14,6 +14,7 @@ import type { OutgoingMessage } from '../../../src/kafka/batching-producer';
 import { silentLogger } from '../../../src/observability/logger';
 import type { CatalogEntity } from '../../../src/records/catalog';
 import { EventCodec } from '../../../src/records/event';
+import { SecretKeyring } from '../../../src/security/secrets';
 
 export const ADMIN_TOKEN = 'fuzz-admin-token';
 
@@ -58,7 +59,8 @@ export async function startFuzzTarget(): Promise<{
     put: async (entity: CatalogEntity) => apply(entity.value.id, entity),
     remove: async (id: string) => apply(id, undefined),
   };
-  const service = new CatalogService({ store, writer, logger });
+  const sealer = new SecretKeyring({ current: Buffer.alloc(32, 7) });
+  const service = new CatalogService({ store, writer, sealer, logger });
   const { writeKey } = await service.createSource({ name: 'fuzz', enabled: true });
 
   const router = new Router();

@@ -3,6 +3,7 @@ import { catalogHttpError } from '../../../src/catalog';
 import { catalogRoutes } from '../../../src/catalog/api/routes';
 import { DELETION_ROUTE_SPEC } from '../../../src/deletions/spec';
 import { OPERATIONS_ROUTE_SPECS } from '../../../src/operations/specs';
+import { SecretKeyring } from '../../../src/security/secrets';
 import { CatalogService } from '../../../src/catalog/service';
 import { CatalogStore } from '../../../src/catalog/store';
 import { Router } from '../../../src/http/router';
@@ -21,7 +22,8 @@ function openApiDocument(): Json {
   const router = new Router();
   const store = new CatalogStore({ logger: silentLogger() });
   const writer = { put: async () => undefined, remove: async () => undefined };
-  const service = new CatalogService({ store, writer, logger: silentLogger() });
+  const sealer = new SecretKeyring({ current: Buffer.alloc(32) });
+  const service = new CatalogService({ store, writer, sealer, logger: silentLogger() });
   // The routes of the other stages, as the composition root mounts them (handlers unused here).
   const others = [...OPERATIONS_ROUTE_SPECS, DELETION_ROUTE_SPEC].map((r) => ({
     ...r,
@@ -59,6 +61,7 @@ describe('admin OpenAPI document', () => {
         'GET /api/v1/destinations/{id}',
         'PATCH /api/v1/destinations/{id}',
         'DELETE /api/v1/destinations/{id}',
+        'POST /api/v1/secrets/reencrypt',
         'GET /api/v1/dead-letters',
         'GET /api/v1/dead-letters/{taskId}',
         'POST /api/v1/dead-letters/redrive',
@@ -94,6 +97,8 @@ describe('admin OpenAPI document', () => {
     expect(Object.keys(at(schemas, 'Destination', 'properties', 'settings', 'properties')).sort()).toEqual([
       'maxRequestsPerSecond',
       'sharedSecretSet',
+      'standardWebhooksRotatedAt',
+      'standardWebhooksSecretSet',
       'webhooks',
     ]);
     expect(at(schemas, 'Source', 'properties', 'writeKey')).toBeUndefined();

@@ -57,6 +57,37 @@ describe('catalog entity ↔ Avro record mapping', () => {
     expect(back).toStrictEqual({ kind: 'destination', value: destination });
   });
 
+  it('keeps the Standard Webhooks secret, and the previous one with its rotation time', () => {
+    const destination = sampleDestination();
+    destination.settings.standardWebhooksSecret = 'hlenc:v1:00000000:new';
+    destination.settings.standardWebhooksPrevious = {
+      secret: 'hlenc:v1:00000000:old',
+      rotatedAt: '2024-05-02T08:00:00.000Z',
+    };
+    expect(roundTrip({ kind: 'destination', value: destination })).toStrictEqual({
+      kind: 'destination',
+      value: destination,
+    });
+  });
+
+  it('reads a destination written before the Standard Webhooks fields (BACKWARD compatible)', () => {
+    const today = JSON.parse(files.find((f) => f.fullName === DESTINATION_RECORD)!.text) as {
+      fields: { name: string; type: { fields: { name: string }[] } }[];
+    };
+    const older = structuredClone(today);
+    const settings = older.fields.find((f) => f.name === 'settings')!.type;
+    settings.fields = settings.fields.filter((f) => !f.name.startsWith('standardWebhooks'));
+    const writer = avro.Type.forSchema(older as avro.Schema);
+    const reader = schemas.get(DESTINATION_RECORD)!;
+    const destination = sampleDestination();
+    const bytes = writer.toBuffer(entityToRecord({ kind: 'destination', value: destination }).value);
+    const value = reader.fromBuffer(bytes, reader.createResolver(writer)) as Record<string, unknown>;
+    expect(entityFromRecord(DESTINATION_RECORD, value)).toStrictEqual({
+      kind: 'destination',
+      value: JSON.parse(JSON.stringify(destination)),
+    });
+  });
+
   it('stores timestamps as timestamp-millis longs', () => {
     const { value } = entityToRecord({ kind: 'source', value: sampleSource() });
     expect(value.createdAt).toBe(Date.parse('2024-05-01T12:00:00.123Z'));

@@ -1,0 +1,86 @@
+import type { SecretSealer, StoredSecret } from '../security/secrets';
+import type { DestinationSettings } from '../records/catalog-model';
+
+/**
+ * Where the catalog meets the secrets kernel: every value of a destination's settings that may be
+ * a credential (shared secret, Standard Webhooks secrets, static header values) is sealed before it is written, and brought
+ * under the current key on every write. Nothing here opens a value for any other purpose.
+ */
+
+/** Seals each value of a header map given in plaintext (an admin request). */
+export function sealHeaders(
+  headers: Record<string, string>,
+  sealer: SecretSealer,
+): Record<string, StoredSecret> {
+  return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, sealer.seal(value)]));
+}
+
+/** Every stored secret of the settings, in a fixed order. */
+export function storedSecretsOf(settings: DestinationSettings): StoredSecret[] {
+  return [
+    settings.sharedSecret,
+    settings.standardWebhooksSecret,
+    settings.standardWebhooksPrevious?.secret,
+    ...settings.webhooks.flatMap((w) => Object.values(w.headers)),
+  ].filter((value) => value !== undefined);
+}
+
+/** True when some stored secret is plaintext or sealed under a key other than the current one. */
+export function needsReseal(settings: DestinationSettings, sealer: SecretSealer): boolean {
+  return storedSecretsOf(settings).some((value) => sealer.needsReseal(value));
+}
+
+/** The settings with every stored secret under the current key (values already there are kept). */
+export function resealSettings(settings: DestinationSettings, sealer: SecretSealer): DestinationSettings {
+  const reseal = (value: StoredSecret) => sealer.reseal(value);
+  const webhooks = settings.webhooks.map((w) => ({
+    ...w,
+    headers: Object.fromEntries(Object.entries(w.headers).map(([name, value]) => [name, reseal(value)])),
+  }));
+  const { sharedSecret, standardWebhooksSecret, standardWebhooksPrevious } = settings;
+  return {
+    ...settings,
+    ...(sharedSecret !== undefined && { sharedSecret: reseal(sharedSecret) }),
+    ...(standardWebhooksSecret !== undefined && { standardWebhooksSecret: reseal(standardWebhooksSecret) }),
+    ...(standardWebhooksPrevious && {
+      standardWebhooksPrevious: {
+        ...standardWebhooksPrevious,
+        secret: reseal(standardWebhooksPrevious.secret),
+      },
+    }),
+    webhooks,
+  };
+}
+
+/** The Standard Webhooks part of a destination's settings. */
+export type StandardWebhooksSettings = Pick<
+  DestinationSettings,
+  'standardWebhooksSecret' | 'standardWebhooksPrevious'
+>;
+
+/**
+ * What a request does to the Standard Webhooks secrets. `undefined` keeps them; `null` removes
+ * both (nothing left to sign with); a new secret (sealed) replaces the current one, which becomes
+ * the previous one as of `now` (it keeps signing for the rotation overlap). A secret set where
+ * there was none has no previous one. Only one previous secret is kept: rotating again within the
+ * overlap drops the oldest.
+ */
+export function nextStandardWebhooks(
+  current: StandardWebhooksSettings,
+  change: StoredSecret | null | undefined,
+  now: string,
+): StandardWebhooksSettings {
+  if (change === undefined) {
+    const { standardWebhooksSecret, standardWebhooksPrevious } = current;
+    return {
+      ...(standardWebhooksSecret !== undefined && { standardWebhooksSecret }),
+      ...(standardWebhooksPrevious && { standardWebhooksPrevious }),
+    };
+  }
+  if (change === null) return {};
+  const previous = current.standardWebhooksSecret;
+  return {
+    standardWebhooksSecret: change,
+    ...(previous !== undefined && { standardWebhooksPrevious: { secret: previous, rotatedAt: now } }),
+  };
+}
