@@ -8,18 +8,13 @@ import {
   UnknownSourceError,
 } from './errors';
 import { hashWriteKey, newDestinationId, newSourceId, newWriteKey, writeKeyPrefix } from './keys';
-import type { Destination, DestinationSettings, Source } from '../records/catalog-model';
+import type { Destination, Source } from '../records/catalog-model';
 import type { CatalogEntity } from '../records/catalog';
 import type { CatalogStore } from './store';
-import { createAddressPolicy, literalAddress, type AddressPolicy } from '../security/address-policy';
+import { createAddressPolicy, type AddressPolicy } from '../security/address-policy';
 import type { SecretSealer } from '../security/secrets';
-import {
-  needsReseal,
-  nextStandardWebhooks,
-  resealSettings,
-  sealHeaders,
-  type StandardWebhooksSettings,
-} from './secrets';
+import { needsReseal, nextStandardWebhooks, resealSettings, sealHeaders } from './secrets';
+import { blockedWebhook, definedFields, settingsOf, withRateLimit } from './settings';
 import type { DestinationCreate, DestinationPatch, SourceCreate, SourcePatch } from './validation';
 
 /** The write side the service needs; CatalogWriter in production. */
@@ -42,11 +37,9 @@ export interface CatalogServiceOptions {
   addressPolicy?: AddressPolicy;
 }
 
-/** What `reencryptDestinations` did. */
+/** What `reencryptDestinations` did: destinations rewritten (plaintext or another key), and not. */
 export interface ReencryptResult {
-  /** Destinations rewritten: they held plaintext or values sealed under another key. */
   reencrypted: number;
-  /** Destinations already entirely under the current key. */
   unchanged: number;
 }
 
@@ -227,11 +220,8 @@ export class CatalogService {
 
   /** The SSRF guard at the door: a URL naming a blocked IP address is refused when configured. */
   private checkAddresses(webhooks: { url: string }[]): void {
-    for (const [urlIndex, { url }] of webhooks.entries()) {
-      const address = literalAddress(url);
-      const verdict = address === undefined ? undefined : this.addressPolicy.check(address);
-      if (verdict && !verdict.allowed) throw new BlockedWebhookUrlError(urlIndex, verdict.reason);
-    }
+    const blocked = blockedWebhook(webhooks, this.addressPolicy);
+    if (blocked) throw new BlockedWebhookUrlError(blocked.urlIndex, blocked.reason);
   }
 
   /**
@@ -307,29 +297,4 @@ export class CatalogService {
     this.queue = result.catch(() => undefined);
     return result;
   }
-}
-
-/** `keepDisabled`: when the list is not replaced, URLs stopped after a 410 stay stopped. */
-function settingsOf(options: {
-  webhooks: Destination['settings']['webhooks'];
-  sharedSecret: string | undefined;
-  standardWebhooks: StandardWebhooksSettings;
-  keepDisabled?: boolean;
-}): DestinationSettings {
-  const { sharedSecret, standardWebhooks, keepDisabled = false } = options;
-  const webhooks = options.webhooks.map((w) => ({
-    url: w.url,
-    headers: { ...w.headers },
-    ...(keepDisabled && w.disabled && { disabled: { ...w.disabled } }),
-  }));
-  return { ...(sharedSecret !== undefined && { sharedSecret }), ...standardWebhooks, webhooks };
-}
-
-function withRateLimit(settings: DestinationSettings, maxRequestsPerSecond: number | undefined) {
-  return maxRequestsPerSecond === undefined ? settings : { ...settings, maxRequestsPerSecond };
-}
-
-/** The patch's fields that are set: `{ name: undefined }` must not erase a name. */
-function definedFields<T extends object>(patch: T): Partial<T> {
-  return Object.fromEntries(Object.entries(patch).filter(([, value]) => value !== undefined)) as Partial<T>;
 }

@@ -1,184 +1,11 @@
-import { z } from 'zod';
+import type { z } from 'zod';
 import { ConfigError } from '../core/errors';
-import { DEFAULT_RETRY_CUTOFF_MS, DEFAULT_RETRY_SCHEDULE_MS, scheduleProblem } from './retry';
-import { parseNetworks } from '../security/address-policy';
 import { SecretKeyring } from '../security/secrets';
-import {
-  envBool,
-  envBrokers,
-  envDurationMs,
-  envInt,
-  envSecretsKey,
-  envString,
-  envUrl,
-  parseDurationMs,
-} from './env';
+import { envSchema, type Role } from './schema';
 
-export const ROLES = ['ingest', 'router', 'worker'] as const;
-export type Role = (typeof ROLES)[number];
+export { ROLES, type Role } from './schema';
 
-/**
- * Hookline's whole configuration, read from environment variables. Each key documents itself;
- * the README's configuration table mirrors this list.
- */
-const schema = z.object({
-  // --- HTTP ---
-  /** Port of the HTTP server (tracking API, admin API, health, metrics). */
-  HOOKLINE_HTTP_PORT: envInt({ min: 0, max: 65_535 }).default(8080),
-  /** Interface to bind. */
-  HOOKLINE_HTTP_HOST: envString().default('0.0.0.0'),
-  /**
-   * Port of a separate HTTP server for the admin API (/api/v1/*). When set, the main port no
-   * longer serves /api/v1/*. Unset: the admin API is on the main port.
-   */
-  HOOKLINE_ADMIN_PORT: envInt({ min: 0, max: 65_535 }).optional(),
-  /** Interface the admin port binds (only with HOOKLINE_ADMIN_PORT). Default: HOOKLINE_HTTP_HOST. */
-  HOOKLINE_ADMIN_HOST: envString().optional(),
-  /** Which roles this process runs; all by default. */
-  HOOKLINE_ROLES: z
-    .preprocess(
-      (v) => (v === '' || v === undefined ? undefined : v),
-      z.string().transform((value, ctx) => {
-        const roles = value
-          .split(',')
-          .map((r) => r.trim())
-          .filter(Boolean);
-        const bad = roles.find((r) => !(ROLES as readonly string[]).includes(r));
-        if (roles.length === 0 || bad !== undefined) {
-          ctx.addIssue({
-            code: 'custom',
-            message: `expected a comma-separated subset of ${ROLES.join(',')}`,
-          });
-          return z.NEVER;
-        }
-        return [...new Set(roles)] as Role[];
-      }),
-    )
-    .default([...ROLES]),
-  /** Bearer token for the admin API. Generated (and printed) by `npm start` when unset. */
-  HOOKLINE_ADMIN_TOKEN: envString().optional(),
-  /**
-   * Key that seals destination secrets and static header values on the catalog topic (AES-256-GCM):
-   * base64 of exactly 32 bytes (`openssl rand -base64 32`). Every process needs the same key.
-   * Required by the production entry point; `npm start` generates one and keeps it in
-   * ~/.cache/hookline when unset.
-   */
-  HOOKLINE_SECRETS_KEY: envSecretsKey().optional(),
-  /**
-   * During a key rotation: the key being replaced. Values sealed with it stay readable (never
-   * written) until `hookline secrets reencrypt` has moved every destination to the current key.
-   */
-  HOOKLINE_SECRETS_KEY_PREVIOUS: envSecretsKey().optional(),
-  HOOKLINE_LOG_LEVEL: z
-    .preprocess(
-      (v) => (v === '' ? undefined : v),
-      z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
-    )
-    .default('info'),
-
-  // --- Kafka ---
-  /** Comma-separated bootstrap brokers. Unset: `npm start` runs a local single-node cluster. */
-  KAFKA_BROKERS: envBrokers().optional(),
-  KAFKA_CLIENT_ID: envString().default('hookline'),
-  KAFKA_SSL: envBool().default(false),
-  KAFKA_SASL_MECHANISM: z
-    .preprocess((v) => (v === '' ? undefined : v), z.enum(['plain', 'scram-sha-256', 'scram-sha-512']))
-    .optional(),
-  KAFKA_SASL_USERNAME: envString().optional(),
-  KAFKA_SASL_PASSWORD: envString().optional(),
-  /** Confluent-compatible schema registry base URL. */
-  SCHEMA_REGISTRY_URL: envUrl().optional(),
-  SCHEMA_REGISTRY_USERNAME: envString().optional(),
-  SCHEMA_REGISTRY_PASSWORD: envString().optional(),
-  /** Topic names are `<prefix>.events`, `<prefix>.catalog`, ... */
-  HOOKLINE_TOPIC_PREFIX: z
-    .preprocess(
-      (v) => (v === '' ? undefined : v),
-      z.string().regex(/^[A-Za-z0-9._-]{1,200}$/, 'expected letters, digits, ".", "_" or "-"'),
-    )
-    .default('hookline'),
-  /** Create missing topics at start. Turn off where topics are provisioned elsewhere. */
-  HOOKLINE_CREATE_TOPICS: envBool().default(true),
-  HOOKLINE_TOPIC_PARTITIONS: envInt({ min: 1, max: 10_000 }).default(6),
-  /** -1 = the broker's default.replication.factor. */
-  HOOKLINE_TOPIC_REPLICATION_FACTOR: envInt({ min: -1, max: 32 }).default(-1),
-  /** How long a Kafka write may take before the caller gets "unavailable". */
-  HOOKLINE_KAFKA_ACK_TIMEOUT: envDurationMs().default(10_000),
-  /** A consumer that stops heartbeating (crashed, SIGKILL) loses its partitions after this long. */
-  HOOKLINE_KAFKA_SESSION_TIMEOUT: envDurationMs().default(30_000),
-
-  // --- Routing and delivery ---
-  /** A client's retry of the same messageId is routed once within this window (per process). */
-  HOOKLINE_DEDUPE_WINDOW: envDurationMs().default(3_600_000),
-  HOOKLINE_DEDUPE_MAX_ENTRIES: envInt({ min: 0, max: 100_000_000 }).default(1_000_000),
-  /** A receiver must answer within this time (the spec's 5 seconds). */
-  HOOKLINE_DELIVERY_TIMEOUT: envDurationMs().default(5_000),
-  /** Delivery tasks handled at once by one worker process. */
-  HOOKLINE_WORKER_CONCURRENCY: envInt({ min: 1, max: 100_000 }).default(1_000),
-  /** Concurrent requests to one destination from one worker process. */
-  HOOKLINE_DESTINATION_CONCURRENCY: envInt({ min: 1, max: 10_000 }).default(50),
-  /** Tasks waiting for one destination before further ones are deferred to the first delay topic. */
-  HOOKLINE_DESTINATION_QUEUE: envInt({ min: 0, max: 1_000_000 }).default(500),
-  /** Circuit breakers per destination URL (delivery/circuit): on by default. */
-  HOOKLINE_CIRCUIT_BREAKER: envBool().default(true),
-  /** Requests in the 30 s window before a URL's circuit may open. */
-  HOOKLINE_CIRCUIT_MIN_REQUESTS: envInt({ min: 1, max: 1_000_000 }).default(10),
-  /** Share of failed requests in the window that opens it, in percent. */
-  HOOKLINE_CIRCUIT_FAILURE_PERCENT: envInt({ min: 1, max: 100 }).default(50),
-  /** First cool-down of an open circuit; it doubles with each failed probe, up to 20×. */
-  HOOKLINE_CIRCUIT_COOLDOWN: envDurationMs().default(30_000),
-  /** Delays between attempts, comma separated; the last repeats until the cutoff. */
-  HOOKLINE_RETRY_SCHEDULE: z
-    .preprocess(
-      (v) => (v === '' ? undefined : v),
-      z.string().transform((value, ctx) => {
-        const parts = value.split(',').map((p) => parseDurationMs(p.trim()));
-        const problem = parts.some((p) => p === undefined)
-          ? `expected durations such as 10s,1m,5m; got '${value}'`
-          : scheduleProblem(parts as number[]);
-        if (problem) {
-          ctx.addIssue({ code: 'custom', message: problem });
-          return z.NEVER;
-        }
-        return parts as number[];
-      }),
-    )
-    .default([...DEFAULT_RETRY_SCHEDULE_MS]),
-  /** No attempt is scheduled later than this after the first one; the task is dead-lettered instead. */
-  HOOKLINE_RETRY_CUTOFF: envDurationMs().default(DEFAULT_RETRY_CUTOFF_MS),
-  /**
-   * After a destination's standardWebhooksSecret changes, requests are signed with the new and the
-   * previous secret for this long, then with the new one only.
-   */
-  HOOKLINE_SECRET_ROTATION_OVERLAP: envDurationMs().default(86_400_000),
-
-  /**
-   * SSRF guard exceptions: comma-separated CIDRs (e.g. `127.0.0.0/8,10.1.0.0/16`) that webhook
-   * URLs may reach although they are loopback, private, link-local, ... Empty or unset = none.
-   */
-  HOOKLINE_ALLOWED_NETWORKS: z.preprocess(
-    (v) => (v === undefined ? '' : v),
-    z.string().transform((value, ctx) => {
-      const parsed = parseNetworks(value);
-      if ('problem' in parsed) {
-        ctx.addIssue({ code: 'custom', message: parsed.problem });
-        return z.NEVER;
-      }
-      return parsed.networks;
-    }),
-  ),
-
-  // --- Operations ---
-  /** The attempt index (GET .../attempts) starts this far back in `<prefix>.attempts`. */
-  HOOKLINE_ATTEMPT_INDEX_WINDOW: envDurationMs().default(86_400_000),
-  /**
-   * Attempts kept in memory per destination; older ones fall out. About 0.5 KB each: 1,000
-   * destinations × 1,000 attempts ≈ 500 MB per process, so lower it where there are many destinations.
-   */
-  HOOKLINE_ATTEMPT_INDEX_PER_DESTINATION: envInt({ min: 1, max: 100_000 }).default(1_000),
-});
-
-type RawConfig = z.output<typeof schema>;
+type RawConfig = z.output<typeof envSchema>;
 
 export interface Config {
   http: { port: number; host: string };
@@ -225,7 +52,7 @@ export interface Config {
  * message never includes the value of a secret.
  */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const result = schema.safeParse(env);
+  const result = envSchema.safeParse(env);
   if (!result.success) {
     const issue = result.error.issues[0]!;
     const key = String(issue.path[0] ?? 'config');
