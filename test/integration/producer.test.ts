@@ -1,133 +1,18 @@
-/**
- * The producer library (`hookline/producer`) on a real Kafka + schema registry, against a whole
- * Hookline started in the test (all roles, private topic prefix).
- */
 import { randomBytes } from 'node:crypto';
-import { Writable } from 'node:stream';
-import type { Consumer } from 'kafkajs';
-import { unframe } from '../../src/avro/wire';
 import { stringifyJson } from '../../src/events/json';
-import type { HooklineEvent } from '../../src/events/types';
-import { createLogger } from '../../src/observability/logger';
-import {
-  Analytics,
-  ClientClosedError,
-  InvalidWriteKeyError,
-  MAX_BATCH_BYTES,
-  MessageTooLargeError,
-  SourceDisabledError,
-  type AnalyticsOptions,
-} from '../../src/producer';
-import { clusterFromEnv, startTestApp, type TestApp } from '../support/app';
+import { ClientClosedError, MAX_BATCH_BYTES, MessageTooLargeError } from '../../src/producer';
 import { eventually } from '../support/eventually';
-import { startReceiver, type Receiver } from '../support/receiver';
 import { ManualTime } from '../unit/producer/manual-time';
+import { useProducerHarness } from '../support/producer-harness';
 
-/** A parsed JSON answer; tests read into it freely. */
-type Json = any; // eslint-disable-line @typescript-eslint/no-explicit-any
-
-interface Consumed {
-  key: string;
-  partition: number;
-  schemaId: number;
-  event: HooklineEvent;
-}
-
-let app: TestApp;
-let reader: Consumer;
-const consumed: Consumed[] = [];
-const clients: Analytics[] = [];
-const receivers: Receiver[] = [];
-
-beforeAll(async () => {
-  app = await startTestApp();
-  const { kafka, events, topics } = app.app.parts;
-  reader = kafka.consumer({
-    groupId: `${app.prefix}-test-reader-${randomBytes(4).toString('hex')}`,
-    maxWaitTimeInMs: 100,
-  });
-  await reader.connect();
-  await reader.subscribe({ topic: topics.events, fromBeginning: true });
-  await reader.run({
-    eachMessage: async ({ partition, message }) => {
-      consumed.push({
-        key: message.key!.toString('utf8'),
-        partition,
-        schemaId: unframe(message.value!).schemaId,
-        event: await events.decode(message.value!),
-      });
-    },
-  });
-});
-
-afterEach(async () => {
-  await Promise.all(clients.splice(0).map((c) => c.close().catch(() => {})));
-  await Promise.all(receivers.splice(0).map((r) => r.close()));
-});
-
-afterAll(async () => {
-  await reader?.disconnect();
-  await app?.stop();
-});
-
-async function createSource(name = 'Backend'): Promise<{ id: string; writeKey: string }> {
-  const res = await app.admin<Json>('POST', '/api/v1/sources', { name });
-  expect(res.status).toBe(201);
-  return res.body;
-}
-
-/** Connects a client to the test app's cluster and topics; closed after each test. */
-async function connect(writeKey: string, options: Partial<AnalyticsOptions> = {}): Promise<Analytics> {
-  const cluster = clusterFromEnv();
-  const analytics = await Analytics.connect(writeKey, {
-    brokers: cluster.kafkaBrokers,
-    registry: cluster.schemaRegistryUrl,
-    topicPrefix: app.prefix,
-    env: {},
-    ...options,
-  } as AnalyticsOptions);
-  clients.push(analytics);
-  return analytics;
-}
-
-/** A debug logger whose lines the test reads. */
-function capturedLogger() {
-  const lines: Json[] = [];
-  const destination = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) lines.push(JSON.parse(line));
-      done();
-    },
-  });
-  return { logger: createLogger({ level: 'debug', destination }), lines };
-}
-
-async function postApi(path: string, writeKey: string, body: unknown): Promise<Json> {
-  const res = await fetch(`${app.baseUrl}${path}`, {
-    method: 'POST',
-    headers: {
-      authorization: `Basic ${Buffer.from(`${writeKey}:`).toString('base64')}`,
-      'content-type': 'application/json',
-    },
-    body: stringifyJson(body),
-  });
-  expect(res.status).toBe(200);
-  return res.json();
-}
-
-const withMessageId = (messageId: string) => consumed.filter((c) => c.event.messageId === messageId);
-
-async function waitForEvents(messageIds: string[], timeoutMs = 20_000): Promise<Consumed[]> {
-  return eventually(
-    () => {
-      const found = messageIds.map((id) => withMessageId(id)[0]);
-      return found.every(Boolean) ? (found as Consumed[]) : undefined;
-    },
-    { timeoutMs, what: `${messageIds.length} events on the events topic` },
-  );
-}
-
+/**
+ * The producer library (`hookline/producer`) on a real Kafka + schema registry: records, batching,
+ * limits and close, against a whole Hookline started in the test.
+ */
 describe('producer library', () => {
+  const h = useProducerHarness();
+  const { createSource, connect, capturedLogger, postApi, withMessageId, waitForEvents } = h;
+
   it('publishes, for each method, the record the tracking API writes for the same call', async () => {
     const source = await createSource();
     const analytics = await connect(source.writeKey, { flushAt: 1 });
@@ -277,87 +162,5 @@ describe('producer library', () => {
     expect(analytics.queued).toBe(0);
     expect(() => analytics.track({ userId: 'u', event: 'late' })).toThrow(ClientClosedError);
     await waitForEvents(ids);
-  });
-
-  it('refuses an unknown or disabled write key at connect, and calls once the source is disabled', async () => {
-    await expect(connect('no-such-key')).rejects.toBeInstanceOf(InvalidWriteKeyError);
-    const source = await createSource();
-    const analytics = await connect(source.writeKey);
-    expect((await app.admin('PATCH', `/api/v1/sources/${source.id}`, { enabled: false })).status).toBe(200);
-    await eventually(() => {
-      try {
-        analytics.track({ userId: 'u', event: 'e' });
-        return false;
-      } catch (err) {
-        return err instanceof SourceDisabledError;
-      }
-    });
-    await expect(connect(source.writeKey)).rejects.toBeInstanceOf(SourceDisabledError);
-  });
-
-  it("with transport 'http' sends the same calls through the tracking API", async () => {
-    const source = await createSource();
-    await expect(
-      Analytics.connect('no-such-key', { transport: 'http', endpoint: app.baseUrl, env: {} }),
-    ).rejects.toBeInstanceOf(InvalidWriteKeyError);
-    const analytics = await Analytics.connect(source.writeKey, {
-      transport: 'http',
-      endpoint: app.baseUrl,
-      env: {},
-    });
-    clients.push(analytics);
-    const ids = [
-      analytics.track({ userId: 'h-1', event: 'Via HTTP', properties: { n: 12345678901234567890n } }),
-      analytics.alias({ userId: 'h-1', previousId: 'a-9', timestamp: '2024-01-01T00:00:00.000Z' }),
-    ];
-    await analytics.flush();
-    const [track, alias] = await waitForEvents(ids);
-    expect(track!.event).toMatchObject({
-      type: 'track',
-      userId: 'h-1',
-      event: 'Via HTTP',
-      sourceId: source.id,
-    });
-    expect(stringifyJson(track!.event.type === 'track' && track!.event.properties)).toBe(
-      '{"n":12345678901234567890}',
-    );
-    expect(track!.event).toHaveProperty('sentAt');
-    expect(alias!.event).toMatchObject({
-      type: 'alias',
-      previousId: 'a-9',
-      originalTimestamp: '2024-01-01T00:00:00.000Z',
-    });
-  });
-
-  it('an event sent through the library reaches a webhook receiver through the normal delivery path', async () => {
-    const receiver = await startReceiver();
-    receivers.push(receiver);
-    const source = await createSource();
-    const destination = await app.admin<Json>('POST', '/api/v1/destinations', {
-      sourceId: source.id,
-      name: 'Receiver',
-      enabled: true,
-      settings: { webhooks: [{ url: receiver.url }] },
-    });
-    expect(destination.status).toBe(201);
-    const analytics = await connect(source.writeKey, { flushAt: 1 });
-    const messageId = analytics.track({
-      userId: 'u-hook',
-      event: 'Delivered',
-      properties: { orderId: 12345678901234567890n },
-    });
-    await analytics.flush();
-    const request = await eventually(
-      () => receiver.requests.find((r) => r.body.toString('utf8').includes(messageId)),
-      { timeoutMs: 30_000, what: 'the webhook request' },
-    );
-    const body = request.body.toString('utf8');
-    expect(JSON.parse(body)).toMatchObject({
-      type: 'track',
-      messageId,
-      userId: 'u-hook',
-      event: 'Delivered',
-    });
-    expect(body).toContain('"orderId":12345678901234567890');
   });
 });

@@ -22,6 +22,9 @@ describe('per-destination rate limit', () => {
 
     const limit = 20;
     const burst = 2; // a tenth of a second's worth (burstFor)
+    // Requests leave at most limit + burst a second; on a loaded machine their arrival times can
+    // bunch up by a few (the receiver timestamps them after reading the body).
+    const arrivalJitter = 3;
     // Every 7th request fails once, so some deliveries go through the delay topics and back.
     const r = await receiver((_req, index) => ({ status: index % 7 === 3 ? 500 : 200 }));
     const src = await createSource(front);
@@ -60,7 +63,7 @@ describe('per-destination rate limit', () => {
     let busiest = 0;
     for (const start of times)
       busiest = Math.max(busiest, times.filter((t) => t >= start && t < start + 1_000).length);
-    expect(busiest).toBeLessThanOrEqual(limit + burst);
+    expect(busiest).toBeLessThanOrEqual(limit + burst + arrivalJitter);
     expect(busiest).toBeGreaterThanOrEqual(limit / 2); // and it did run near the limit
   });
 });
