@@ -17,7 +17,7 @@ export interface TopicSpec {
   description: string;
 }
 
-export type TopicKey = 'events' | 'catalog' | 'ingestDlq' | 'deliveries' | 'dlq' | 'attempts';
+export type TopicKey = 'events' | 'catalog' | 'ingestDlq' | 'deliveries' | 'dlq' | 'attempts' | 'replays';
 
 const DAY_MS = 86_400_000;
 
@@ -63,6 +63,13 @@ export const TOPIC_SPECS: readonly TopicSpec[] = [
     partitions: 'default',
     configs: { 'retention.ms': String(7 * DAY_MS) },
     description: 'One record per delivery attempt.',
+  },
+  {
+    key: 'replays',
+    suffix: 'replays',
+    partitions: 1,
+    configs: { 'cleanup.policy': 'compact,delete', 'retention.ms': String(7 * DAY_MS), 'min.compaction.lag.ms': '0' },
+    description: 'Progress of each replay, keyed by its id: any process answers for any replay.',
   },
 ];
 

@@ -11,12 +11,12 @@ export class DeadLetterNotFoundError extends HooklineError {
   }
 }
 
-/** No replay with this id was started by this process (replays are tracked per process). */
+/** No replay with this id (in the last 7 days, on any process). */
 export class ReplayNotFoundError extends HooklineError {
   readonly retriable = false;
   readonly code = 'replay_not_found';
   constructor(readonly id: string) {
-    super(`no replay ${id} on this process`);
+    super(`no replay ${id}`);
   }
 }
 

@@ -13,6 +13,7 @@ import { toOperationsHttpError } from './errors';
 import { createOperationsMetrics } from './metrics';
 import { Redriver } from './redrive';
 import { Replays, type ReplayRouter } from './replay';
+import { ReplayBoard } from './replay-board';
 import { operationsRoutes } from './routes';
 
 export interface OperationsOptions {
@@ -25,7 +26,7 @@ export interface OperationsOptions {
   producer: BatchingProducer;
   /** Routes replayed events to one destination (the routing stage's EventRouter, without de-duplication). */
   replayRouter: ReplayRouter;
-  topics: { events: string; deliveries: string; dlq: string; attempts: string };
+  topics: { events: string; deliveries: string; dlq: string; attempts: string; replays: string };
   /** Base of the private consumer groups' ids. */
   clientId: string;
   settings: { attemptIndexWindowMs: number; attemptsPerDestination: number };
@@ -56,7 +57,17 @@ export async function startOperations(options: OperationsOptions): Promise<Opera
   const { kafka, admin, avro, topics, clock, catalog, clientId, settings } = options;
   const logger = options.logger.child({ component: 'operations' });
 
-  const [dlqResult, attemptsResult] = await Promise.allSettled([
+  const board = new ReplayBoard({
+    kafka,
+    admin,
+    avro,
+    producer: options.producer,
+    topic: topics.replays,
+    clientId,
+    clock,
+    logger,
+  });
+  const [dlqResult, attemptsResult, boardResult] = await Promise.allSettled([
     startDlqIndex({ kafka, admin, avro, topic: topics.dlq, clientId, logger }),
     startAttemptIndex({
       kafka,
@@ -69,13 +80,18 @@ export async function startOperations(options: OperationsOptions): Promise<Opera
       clock,
       logger,
     }),
+    board.start(),
   ]);
-  if (dlqResult.status === 'rejected' || attemptsResult.status === 'rejected') {
+  if (
+    dlqResult.status === 'rejected' ||
+    attemptsResult.status === 'rejected' ||
+    boardResult.status === 'rejected'
+  ) {
     if (dlqResult.status === 'fulfilled') await dlqResult.value.stop();
     if (attemptsResult.status === 'fulfilled') await attemptsResult.value.stop();
-    throw dlqResult.status === 'rejected'
-      ? dlqResult.reason
-      : (attemptsResult as PromiseRejectedResult).reason;
+    await board.stop();
+    const failed = [dlqResult, attemptsResult, boardResult].find((r) => r.status === 'rejected');
+    throw (failed as PromiseRejectedResult).reason;
   }
   const dlq = dlqResult.value;
   const attempts = attemptsResult.value;
@@ -99,6 +115,7 @@ export async function startOperations(options: OperationsOptions): Promise<Opera
     catalog,
     events: options.events,
     router: options.replayRouter,
+    board,
     eventsTopic: topics.events,
     clientId,
     metrics,
@@ -114,7 +131,7 @@ export async function startOperations(options: OperationsOptions): Promise<Opera
     mapError: toOperationsHttpError,
     stop: async () => {
       await replays.stop();
-      await Promise.all([dlq.stop(), attempts.stop()]);
+      await Promise.all([dlq.stop(), attempts.stop(), board.stop()]);
     },
   };
 }

@@ -17,30 +17,15 @@ import { startFollower, type FollowedRecord, type Follower } from '../kafka/foll
 import type { OperationsMetrics } from './metrics';
 import { rangeSize } from '../kafka/positions';
 import { retryTransient } from '../core/backoff';
+import type { ReplayProgress } from '../records/replay';
+import type { ReplayBoard } from './replay-board';
 
 /** What a replay needs of the router: EventRouter.route, which bypasses de-duplication for one destination. */
 export interface ReplayRouter {
   route(event: HooklineEvent, onlyDestinationId: string): Promise<number>;
 }
 
-export type ReplayState = 'running' | 'done' | 'failed' | 'stopped';
-
-export interface ReplayProgress {
-  id: string;
-  destinationId: string;
-  sinceMs: number;
-  state: ReplayState;
-  /** Records between `since` and the high watermarks at start; known once the read has begun. */
-  eventsTotal?: number;
-  /** Records read so far (routed or skipped). */
-  eventsRead: number;
-  /** Records that could not be decoded (they are on the dead-letter topic already). */
-  eventsSkipped: number;
-  tasksWritten: number;
-  startedAtMs: number;
-  finishedAtMs?: number;
-  error?: string;
-}
+export type { ReplayProgress, ReplayState } from '../records/replay';
 
 export interface ReplaysOptions {
   kafka: Kafka;
@@ -48,6 +33,8 @@ export interface ReplaysOptions {
   catalog: CatalogView;
   events: EventCodec;
   router: ReplayRouter;
+  /** Where progress is shared with every other process. */
+  board: ReplayBoard;
   /** `<prefix>.events`. */
   eventsTopic: string;
   /** Base of each replay's private consumer group id. */
@@ -103,13 +90,17 @@ export class Replays {
     this.replays.set(replay.progress.id, replay);
     this.forgetOld();
     void this.run(replay);
+    void this.publish(replay.progress, true);
     return { ...replay.progress };
   }
 
+  /** A replay's progress, whichever process runs it (this one's own is the freshest). */
   get(id: string): ReplayProgress {
     const replay = this.replays.get(id);
-    if (!replay) throw new ReplayNotFoundError(id);
-    return { ...replay.progress };
+    if (replay) return { ...replay.progress };
+    const shared = this.options.board.get(id);
+    if (!shared) throw new ReplayNotFoundError(id);
+    return { ...shared };
   }
 
   /** Stops every running replay (state `stopped`). */
@@ -146,6 +137,7 @@ export class Replays {
       await replay.follower?.stop();
       progress.finishedAtMs = this.options.clock.now();
       logger.info({ ...progress }, `replay ${progress.state}`);
+      await this.publish(progress, true);
     }
   }
 
@@ -167,6 +159,7 @@ export class Replays {
     const tasks = written.reduce((n, w) => n + w, 0);
     progress.eventsRead += records.length;
     progress.tasksWritten += tasks;
+    await this.publish(progress);
     if (tasks > 0) this.options.metrics.replayedTasks.inc({ destination_id: progress.destinationId }, tasks);
   }
 
@@ -182,6 +175,18 @@ export class Replays {
     } catch (err) {
       if (!(err instanceof UndecodableRecordError)) throw err;
       return undefined;
+    }
+  }
+
+  /** Shares progress with the other processes; a failure to do so never fails the replay. */
+  private async publish(progress: ReplayProgress, force = false): Promise<void> {
+    try {
+      await this.options.board.publish({ ...progress }, force);
+    } catch (err) {
+      this.options.logger.warn(
+        { replayId: progress.id, reason: errorMessage(err) },
+        'replay progress not shared',
+      );
     }
   }
 
