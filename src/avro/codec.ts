@@ -70,8 +70,10 @@ export class AvroCodec {
    * Registers one schema under its subject, BACKWARD-compatible. The registry client reads the
    * subject's level, registers, and only then sets BACKWARD on a subject it created: a second
    * process starting at the same moment on a fresh registry (replicas of one deployment) sees the
-   * new subject with the registry's default level in between, and the client refuses. The first
-   * process is about to set the level, so that refusal is tried again a few times before it counts.
+   * new subject with the registry's default level in between, and the client refuses; or both see
+   * no subject, both set the level, and the registry answers the second with 409 Conflict. The
+   * other process is about to set (or has set) the level, so those refusals are tried again a few
+   * times before they count.
    */
   private async register(schema: SchemaFile): Promise<number> {
     const { registry } = this.options;
@@ -85,7 +87,7 @@ export class AvroCodec {
         );
         return id;
       } catch (err) {
-        if (!isCompatibilityMismatch(err) || attempt >= FIRST_REGISTRATION_ATTEMPTS)
+        if (!isRegistrationRace(err) || attempt >= FIRST_REGISTRATION_ATTEMPTS)
           throw toRegistryError(err, `registering ${schema.fullName}`);
         await sleep(backoffDelayMs(attempt));
       }
@@ -164,9 +166,10 @@ function describeInvalid(type: avro.Type, value: unknown): string | undefined {
   return paths.length > 0 ? `invalid field(s): ${paths.join(', ')}` : undefined;
 }
 
-/** The client's error class is not exported; its name is the only handle on it. */
-function isCompatibilityMismatch(err: unknown): boolean {
-  return err instanceof Error && err.name === 'ConfluentSchemaRegistryCompatibilityError';
+/** See register(). The client's error class is not exported; its name is the only handle on it. */
+function isRegistrationRace(err: unknown): boolean {
+  if (err instanceof Error && err.name === 'ConfluentSchemaRegistryCompatibilityError') return true;
+  return typeof err === 'object' && err !== null && 'status' in err && Number(err.status) === 409;
 }
 
 /** Registry errors: a 4xx answer about a schema id is permanent, anything else is transient. */

@@ -28,6 +28,19 @@ describe('AvroCodec registration', () => {
     expect(register).toHaveBeenCalledTimes(2);
   });
 
+  it('tries again when both set the level of a new subject and the registry refuses the second (409)', async () => {
+    const conflict = Object.assign(new Error("A rule named 'COMPATIBILITY' already exists."), {
+      status: 409,
+    });
+    const register = jest.fn().mockRejectedValueOnce(conflict).mockResolvedValue({ id: 43 });
+    const codec = await AvroCodec.create({
+      registry: { register } as unknown as SchemaRegistry,
+      schemas,
+      logger: silentLogger(),
+    });
+    expect(codec.schemaId(schemas[0]!.fullName)).toBe(43);
+  });
+
   it('a level that stays different (set so on purpose) still fails start-up, after a few tries', async () => {
     const register = jest.fn().mockRejectedValue(race());
     await expect(
