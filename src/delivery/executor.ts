@@ -1,5 +1,6 @@
 import type { AvroCodec } from '../avro/codec';
 import type { RetryPolicy } from '../config/retry';
+import { retryTransient } from '../core/backoff';
 import type { Clock } from '../core/clock';
 import type { BatchingProducer, OutgoingMessage } from '../kafka/batching-producer';
 import { formatDelay, retryTopic } from '../kafka/topics';
@@ -38,13 +39,21 @@ export interface DeliveryExecutorOptions {
 }
 
 /**
- * Attempts one task and hands it on, returning only once that hand-off is durable:
+ * Attempts one task and hands it on, returning only once that hand-off is durable (retried while
+ * Kafka is unavailable, until stop()):
  * delivered → an attempt record; retriable failure → the task in its delay topic; otherwise →
  * the task in the dead-letter topic with the reason. The same path serves first attempts and
  * retries. What goes where is decided by `planHandoff` (pure); this class does the I/O.
  */
 export class DeliveryExecutor {
+  private stopped = false;
+
   constructor(private readonly options: DeliveryExecutorOptions) {}
+
+  /** Hand-offs no longer wait for Kafka to come back: the task is left to the consumer (redelivered). */
+  stop(): void {
+    this.stopped = true;
+  }
 
   readonly execute = async (task: DeliveryTask): Promise<void> => {
     const { catalog, metrics, clock } = this.options;
@@ -88,7 +97,14 @@ export class DeliveryExecutor {
       startedAtMs,
       nowMs: clock.now(),
     });
-    await this.options.producer.send(this.handoffMessages(plan));
+    // The receiver may have the event by now: while Kafka is unavailable only the hand-off is tried
+    // again. Failing here would make the consumer run the whole task again, calling the receiver
+    // once more per retry (seen as duplicates in the chaos run's broker kill).
+    await retryTransient(() => this.options.producer.send(this.handoffMessages(plan)), {
+      isRunning: () => !this.stopped,
+      logger: this.options.logger,
+      context: { taskId: task.taskId, destinationId: task.destinationId, handoff: plan.handoff.outcome },
+    });
 
     const { handoff } = plan;
     metrics.deliveries.inc({ destination_id: task.destinationId, outcome: handoff.outcome });
