@@ -10,10 +10,11 @@ export interface ReceivedRequest {
   atMs: number;
 }
 
+/** How a receiver answers: a status (maybe late), never ('hang'), or by cutting the connection ('drop'). */
 export type Responder = (
   req: ReceivedRequest,
   index: number,
-) => { status: number; headers?: Record<string, string>; delayMs?: number } | 'hang';
+) => { status: number; headers?: Record<string, string>; delayMs?: number } | 'hang' | 'drop';
 
 /** A real HTTP receiver on 127.0.0.1 (port 0) that records every request it gets. */
 export interface Receiver {
@@ -42,6 +43,10 @@ export async function startReceiver(responder: Responder = () => ({ status: 200 
       const answer = respond(received, requests.length - 1);
       if (answer === 'hang') {
         hanging.add(res);
+        return;
+      }
+      if (answer === 'drop') {
+        req.socket.destroy(); // the connection is cut: no status line at all
         return;
       }
       const send = () => {
