@@ -6,6 +6,7 @@ import {
   UnencodableRecordError,
   errorMessage,
 } from '../core/errors';
+import { backoffDelayMs, sleep } from '../core/backoff';
 import type { Logger } from '../observability/logger';
 import type { SchemaFile } from './schema-files';
 import { frame, unframe } from './wire';
@@ -16,6 +17,9 @@ export interface DecodedRecord {
   value: Record<string, unknown>;
   writerSchemaId: number;
 }
+
+/** Tries of a registration refused for a compatibility level another process is setting (see register()). */
+const FIRST_REGISTRATION_ATTEMPTS = 5;
 
 interface ReaderEntry {
   fullName: string;
@@ -51,19 +55,9 @@ export class AvroCodec {
   }
 
   private async registerAll(): Promise<void> {
-    const { registry, schemas, logger } = this.options;
+    const { schemas, logger } = this.options;
     for (const schema of schemas) {
-      let id: number;
-      try {
-        ({ id } = await registry.register(
-          { type: SchemaType.AVRO, schema: schema.text },
-          // Set on a subject's first registration and checked on every later one: a new schema
-          // version must read every older record (schemas/README.md, Evolution).
-          { subject: schema.fullName, compatibility: COMPATIBILITY.BACKWARD },
-        ));
-      } catch (err) {
-        throw toRegistryError(err, `registering ${schema.fullName}`);
-      }
+      const id = await this.register(schema);
       this.byName.set(schema.fullName, { id, type: schema.type });
       this.byWriterId.set(
         id,
@@ -71,6 +65,34 @@ export class AvroCodec {
       );
       this.writerNames.set(id, Promise.resolve(schema.fullName));
       logger.debug({ subject: schema.fullName, schemaId: id }, 'schema registered');
+    }
+  }
+
+  /**
+   * Registers one schema under its subject, BACKWARD-compatible. The registry client reads the
+   * subject's level, registers, and only then sets BACKWARD on a subject it created: a second
+   * process starting at the same moment on a fresh registry (replicas of one deployment) sees the
+   * new subject with the registry's default level in between, and the client refuses; or both see
+   * no subject, both set the level, and the registry answers the second with 409 Conflict. The
+   * other process is about to set (or has set) the level, so those refusals are tried again a few
+   * times before they count.
+   */
+  private async register(schema: SchemaFile): Promise<number> {
+    const { registry } = this.options;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const { id } = await registry.register(
+          { type: SchemaType.AVRO, schema: schema.text },
+          // Set on a subject's first registration and checked on every later one: a new schema
+          // version must read every older record (schemas/README.md, Evolution).
+          { subject: schema.fullName, compatibility: COMPATIBILITY.BACKWARD },
+        );
+        return id;
+      } catch (err) {
+        if (!isRegistrationRace(err) || attempt >= FIRST_REGISTRATION_ATTEMPTS)
+          throw toRegistryError(err, `registering ${schema.fullName}`);
+        await sleep(backoffDelayMs(attempt));
+      }
     }
   }
 
@@ -166,6 +188,12 @@ function describeInvalid(type: avro.Type, value: unknown): string | undefined {
   const paths: string[] = [];
   type.isValid(value, { errorHook: (path) => paths.push(path.join('.') || '(root)') });
   return paths.length > 0 ? `invalid field(s): ${paths.join(', ')}` : undefined;
+}
+
+/** See register(). The client's error class is not exported; its name is the only handle on it. */
+function isRegistrationRace(err: unknown): boolean {
+  if (err instanceof Error && err.name === 'ConfluentSchemaRegistryCompatibilityError') return true;
+  return typeof err === 'object' && err !== null && 'status' in err && Number(err.status) === 409;
 }
 
 /** Registry errors: a 4xx answer about a schema id is permanent, anything else is transient. */

@@ -1,5 +1,6 @@
 import type { AvroCodec } from '../avro/codec';
 import type { RetryPolicy } from '../config/retry';
+import { retryTransient } from '../core/backoff';
 import type { Clock } from '../core/clock';
 import type { BatchingProducer, OutgoingMessage } from '../kafka/batching-producer';
 import { formatDelay, retryTopic } from '../kafka/topics';
@@ -10,6 +11,7 @@ import { encodeAttempt } from '../records/delivery-attempt';
 import { encodeTask, taskKey, type DeliveryTask } from '../records/delivery-task';
 import type { CircuitRegistry } from './circuit/registry';
 import { deliverToDestination, type CircuitGate, type DeliveryOutcome } from './failover';
+import { GoneUrls } from './gone-urls';
 import { planHandoff, type HandoffPlan } from './handoff';
 import type { WebhookClient } from './http/client';
 import type { DeliveryMetrics } from './metrics';
@@ -47,13 +49,29 @@ export interface DeliveryExecutorOptions {
 }
 
 /**
- * Attempts one task and hands it on, returning only once that hand-off is durable:
+ * Attempts one task and hands it on, returning only once that hand-off is durable (retried while
+ * Kafka is unavailable, until stop()):
  * delivered → an attempt record; retriable failure → the task in its delay topic; otherwise →
  * the task in the dead-letter topic with the reason. The same path serves first attempts and
  * retries. What goes where is decided by `planHandoff` (pure); this class does the I/O.
  */
 export class DeliveryExecutor {
-  constructor(private readonly options: DeliveryExecutorOptions) {}
+  private stopped = false;
+
+  private readonly goneUrls: GoneUrls;
+
+  constructor(private readonly options: DeliveryExecutorOptions) {
+    this.goneUrls = new GoneUrls({
+      disableWebhook: options.disableWebhook,
+      onDisabled: (destinationId) => options.metrics.urlsDisabled.inc({ destination_id: destinationId }),
+      logger: options.logger,
+    });
+  }
+
+  /** Hand-offs no longer wait for Kafka to come back: the task is left to the consumer (redelivered). */
+  stop(): void {
+    this.stopped = true;
+  }
 
   readonly execute = async (task: DeliveryTask): Promise<void> => {
     const { catalog, metrics, clock } = this.options;
@@ -96,7 +114,7 @@ export class DeliveryExecutor {
       metrics.attempts.inc({ destination_id: task.destinationId, result: a.result });
       metrics.attemptSeconds.observe({ destination_id: task.destinationId }, a.durationMs / 1_000);
       if (a.status === 410)
-        await this.urlGone(task.destinationId, destination.settings.webhooks[a.urlIndex]!.url);
+        await this.goneUrls.disable(task.destinationId, destination.settings.webhooks[a.urlIndex]!.url);
     }
 
     const plan = planHandoff({
@@ -106,7 +124,14 @@ export class DeliveryExecutor {
       startedAtMs,
       nowMs: clock.now(),
     });
-    await this.options.producer.send(this.handoffMessages(plan));
+    // The receiver may have the event by now: while Kafka is unavailable only the hand-off is tried
+    // again. Failing here would make the consumer run the whole task again, calling the receiver
+    // once more per retry (seen as duplicates in the chaos run's broker kill).
+    await retryTransient(() => this.options.producer.send(this.handoffMessages(plan)), {
+      isRunning: () => !this.stopped,
+      logger: this.options.logger,
+      context: { taskId: task.taskId, destinationId: task.destinationId, handoff: plan.handoff.outcome },
+    });
 
     const { handoff } = plan;
     metrics.deliveries.inc({ destination_id: task.destinationId, outcome: handoff.outcome });
@@ -232,25 +257,6 @@ export class DeliveryExecutor {
         'cannot open the destination secrets: is HOOKLINE_SECRETS_KEY the same on every process?',
       );
       return undefined;
-    }
-  }
-
-  /** Once per URL and process: further 410s of tasks in flight meanwhile add nothing. */
-  private readonly gone = new Set<string>();
-
-  private async urlGone(destinationId: string, url: string): Promise<void> {
-    const key = `${destinationId} ${url}`;
-    if (this.gone.has(key)) return;
-    this.gone.add(key);
-    try {
-      await this.options.disableWebhook(destinationId, url, 'http_410');
-      this.options.metrics.urlsDisabled.inc({ destination_id: destinationId });
-    } catch (err) {
-      this.gone.delete(key); // the next 410 tries again
-      this.options.logger.error(
-        { err: (err as Error).message, destinationId },
-        'could not disable a webhook URL that answered 410',
-      );
     }
   }
 

@@ -159,6 +159,7 @@ export async function startDeliveryWorker(options: DeliveryWorkerOptions): Promi
     circuits,
     executor,
     stop: async () => {
+      executor.stop(); // a hand-off Kafka does not take now is left for the next process
       await Promise.all([consumer.stop(), delayConsumer.stop()]);
       clearInterval(sweeper);
       client.close();

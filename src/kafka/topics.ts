@@ -68,7 +68,11 @@ export const TOPIC_SPECS: readonly TopicSpec[] = [
     key: 'replays',
     suffix: 'replays',
     partitions: 1,
-    configs: { 'cleanup.policy': 'compact,delete', 'retention.ms': String(7 * DAY_MS), 'min.compaction.lag.ms': '0' },
+    configs: {
+      'cleanup.policy': 'compact,delete',
+      'retention.ms': String(7 * DAY_MS),
+      'min.compaction.lag.ms': '0',
+    },
     description: 'Progress of each replay, keyed by its id: any process answers for any replay.',
   },
 ];

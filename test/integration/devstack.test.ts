@@ -4,6 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { Kafka, logLevel } from 'kafkajs';
+import { createLogger } from '../../src/observability/logger';
+import { launchLocalStack } from '../../tools/devstack';
 import { resolveCacheDir } from '../../tools/devstack/paths';
 import { eventually } from '../support/eventually';
 
@@ -200,5 +202,48 @@ describe('devstack', () => {
       await cli('down', env);
       await fs.rm(cacheDir, { recursive: true, force: true });
     }
+  });
+
+  test('a broker killed with SIGKILL restarts on the same port and data: its records are still there', async () => {
+    const logger = createLogger({ name: 'devstack-test', level: 'warn' });
+    const stack = await launchLocalStack({ logger, readyTimeoutMs: STACK_START_TIMEOUT_MS });
+    try {
+      const { kafka } = stack;
+      const client = new Kafka({
+        clientId: 'devstack-test',
+        brokers: kafka.brokers,
+        logLevel: logLevel.NOTHING,
+      });
+      const producer = client.producer();
+      await producer.connect();
+      await producer.send({ topic: 'hookline.events', acks: -1, messages: [{ key: 'k', value: 'kept' }] });
+      await producer.disconnect();
+      const before = kafka.process;
+
+      await kafka.kill();
+      expect(before.exitInfo()).toBeDefined(); // the JVM is gone, not stopped gracefully
+      expect(before.isRunning()).toBe(false);
+      await kafka.restart();
+
+      expect(kafka.process).not.toBe(before);
+      expect(stack.kafkaBrokers).toEqual(kafka.brokers); // the same address: clients just reconnect
+      const consumer = client.consumer({ groupId: 'devstack-restart', maxWaitTimeInMs: 100 });
+      const values: string[] = [];
+      await consumer.connect();
+      try {
+        await consumer.subscribe({ topic: 'hookline.events', fromBeginning: true });
+        await consumer.run({ eachMessage: async ({ message }) => void values.push(String(message.value)) });
+        await eventually(() => values.length > 0, {
+          timeoutMs: 60_000,
+          what: 'the record written before the kill',
+        });
+      } finally {
+        await consumer.disconnect();
+      }
+      expect(values).toEqual(['kept']);
+    } finally {
+      await stack.stop();
+    }
+    expect(existsSync(stack.runDir)).toBe(false);
   });
 });

@@ -10,6 +10,7 @@ export interface ReceivedRequest {
   atMs: number;
 }
 
+/** How a receiver answers: a status (maybe late), never ('hang'), or by cutting the connection ('drop'). */
 export type Responder = (
   req: ReceivedRequest,
   index: number,

@@ -4,6 +4,7 @@
  * so none outlives its owner. CLI: `npm run stack -- up|down|status|run` (cli.ts).
  */
 export { resolveCluster, type ResolveClusterOptions } from './resolve';
-export { startLocalStack, type StartLocalStackOptions } from './stack';
+export { launchLocalStack, startLocalStack, type LocalStack, type StartLocalStackOptions } from './stack';
+export type { KafkaNode } from './kafka';
 export { StackError } from './errors';
 export type { ClusterEndpoints, ClusterKind, ResolvedCluster, RunningStack } from './types';

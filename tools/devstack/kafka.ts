@@ -11,7 +11,18 @@ export interface KafkaNode {
   brokers: string[];
   port: number;
   controllerPort: number;
-  process: SupervisedProcess;
+  /** The broker's JVM under its supervisor; a new one after each restart(). */
+  readonly process: SupervisedProcess;
+  /**
+   * A crash, for chaos tests: SIGKILLs the broker's JVM (no controlled shutdown, no flush) and
+   * resolves once it is gone. Its data dir and ports stay as they were.
+   */
+  kill(): Promise<void>;
+  /**
+   * Starts the broker again on the same ports and data dir (no format) and resolves once it
+   * answers metadata again, as after a machine crash and reboot. Only after kill().
+   */
+  restart(): Promise<void>;
 }
 
 /** Storage formatting is one short JVM run (about 1 s here). */
@@ -73,6 +84,39 @@ async function startOnce(options: ComponentOptions & { libDir: string }): Promis
     );
   }
 
+  const startBroker = (): Promise<SupervisedProcess> =>
+    spawnBroker({ spawn, java, jvm, dir, propertiesFile, brokers, logger, readyTimeoutMs });
+  const brokers = [`${LOCAL_HOST}:${port}`];
+  let broker = await startBroker();
+  return {
+    brokers,
+    port,
+    controllerPort,
+    get process() {
+      return broker;
+    },
+    kill: async () => {
+      await broker.crash();
+    },
+    restart: async () => {
+      if (broker.isRunning()) throw new StackError('kafka is running; kill() it first', { stage: 'start' });
+      broker = await startBroker();
+    },
+  };
+}
+
+/** Runs the broker on an existing, formatted data dir and waits until kafkajs gets metadata from it. */
+async function spawnBroker(options: {
+  spawn: ComponentOptions['spawn'];
+  java: string;
+  jvm: string[];
+  dir: string;
+  propertiesFile: string;
+  brokers: string[];
+  logger: ComponentOptions['logger'];
+  readyTimeoutMs: number;
+}): Promise<SupervisedProcess> {
+  const { spawn, java, jvm, dir, propertiesFile, brokers, logger, readyTimeoutMs } = options;
   const broker = spawn({
     name: 'kafka',
     command: java,
@@ -81,7 +125,6 @@ async function startOnce(options: ComponentOptions & { libDir: string }): Promis
     logFile: path.join(dir, 'stdout.log'),
     cleanupDir: dir,
   });
-  const brokers = [`${LOCAL_HOST}:${port}`];
   try {
     await waitUntilReady({
       process: broker,
@@ -94,7 +137,7 @@ async function startOnce(options: ComponentOptions & { libDir: string }): Promis
     await broker.stop();
     throw error;
   }
-  return { brokers, port, controllerPort, process: broker };
+  return broker;
 }
 
 /** Kafka logs to server.log via log4j; stdout only has JVM errors. Show both when it fails. */

@@ -138,6 +138,22 @@ export class SupervisedProcess {
   }
 
   /**
+   * Kills the program with SIGKILL, as a crash would (the supervisor then exits with it, leaving
+   * the data in place); resolves with the supervisor's exit. The owner can spawn the program again.
+   */
+  async crash(): Promise<ProcessExit> {
+    const program = this.programPid();
+    if (program !== undefined && isPidAlive(program)) {
+      try {
+        process.kill(program, 'SIGKILL');
+      } catch {
+        // Gone meanwhile.
+      }
+    }
+    return this.exited;
+  }
+
+  /**
    * Hands the process over (detached stack): it is no longer stopped when this process exits and
    * no longer keeps this process's event loop alive. Create the supervision's release file first.
    */

@@ -1,0 +1,88 @@
+import { Registry } from 'prom-client';
+import type { AvroCodec } from '../../../src/avro/codec';
+import { systemClock } from '../../../src/core/clock';
+import { KafkaUnavailableError, UnencodableRecordError } from '../../../src/core/errors';
+import { DeliveryExecutor } from '../../../src/delivery/executor';
+import { SettingsOpener } from '../../../src/delivery/secrets';
+import { SecretKeyring } from '../../../src/security/secrets';
+import type { WebhookClient } from '../../../src/delivery/http/client';
+import { createDeliveryMetrics } from '../../../src/delivery/metrics';
+import type { BatchingProducer } from '../../../src/kafka/batching-producer';
+import { silentLogger } from '../../../src/observability/logger';
+import type { CatalogView } from '../../../src/records/catalog-model';
+import type { DeadLetterWriter } from '../../../src/records/dead-letter';
+import type { DeliveryTask } from '../../../src/records/delivery-task';
+
+/**
+ * Kafka unavailable right after a delivery (a broker restart): the hand-off is retried on its own,
+ * and the receiver is not called again for it. Before, the task failed and the consumer ran it
+ * again from the start, one more POST to the receiver per retry.
+ */
+describe('DeliveryExecutor hand-off while Kafka is unavailable', () => {
+  const task: DeliveryTask = {
+    taskId: 's:m:d',
+    destinationId: 'd',
+    sourceId: 's',
+    messageId: 'm',
+    eventType: 'track',
+    userKey: 'u',
+    payload: '{}',
+    receivedAtMs: Date.now(),
+    attempts: 0,
+    history: [],
+  };
+
+  function executor(send: jest.Mock) {
+    const post = jest.fn(async () => ({ kind: 'response' as const, status: 200, durationMs: 1 }));
+    const destination = {
+      id: 'd',
+      enabled: true,
+      settings: { webhooks: [{ url: 'http://127.0.0.1:9/hook', headers: {} }] },
+    };
+    const exec = new DeliveryExecutor({
+      catalog: { destination: () => destination } as unknown as CatalogView,
+      client: { post, userAgent: 'test', close: () => undefined } as WebhookClient,
+      producer: { send } as unknown as BatchingProducer,
+      avro: { encode: () => Buffer.alloc(1) } as unknown as AvroCodec,
+      deadLetters: {} as DeadLetterWriter,
+      retryPolicy: { scheduleMs: [1_000], cutoffMs: 60_000 },
+      disableWebhook: async () => undefined,
+      topicPrefix: 'p',
+      attemptsTopic: 'p.attempts',
+      deliveriesTopic: 'p.deliveries',
+      secrets: new SettingsOpener({ opener: new SecretKeyring({ current: Buffer.alloc(32, 1) }) }),
+      rotationOverlapMs: 0,
+      metrics: createDeliveryMetrics(new Registry()),
+      clock: systemClock,
+      logger: silentLogger(),
+    });
+    return { exec, post };
+  }
+
+  it('retries only the hand-off: the receiver is called once', async () => {
+    const send = jest
+      .fn()
+      .mockRejectedValueOnce(new KafkaUnavailableError('no ack'))
+      .mockRejectedValueOnce(new KafkaUnavailableError('no ack'))
+      .mockResolvedValue(undefined);
+    const { exec, post } = executor(send);
+    await exec.execute(task);
+    expect(post).toHaveBeenCalledTimes(1);
+    expect(send).toHaveBeenCalledTimes(3);
+  });
+
+  it('once stopped, a failed hand-off fails the task (the next process redelivers it)', async () => {
+    const send = jest.fn().mockRejectedValue(new KafkaUnavailableError('no ack'));
+    const { exec } = executor(send);
+    exec.stop();
+    await expect(exec.execute(task)).rejects.toThrow(KafkaUnavailableError);
+    expect(send).toHaveBeenCalledTimes(1);
+  });
+
+  it('a failure that is not transient is not retried', async () => {
+    const send = jest.fn().mockRejectedValue(new UnencodableRecordError('bad'));
+    const { exec } = executor(send);
+    await expect(exec.execute(task)).rejects.toThrow(UnencodableRecordError);
+    expect(send).toHaveBeenCalledTimes(1);
+  });
+});
