@@ -88,6 +88,9 @@ export class ConcurrentConsumer {
       allowAutoTopicCreation: false,
     });
     this.clock = options.clock ?? systemClock;
+    // A rebalance may hand our partitions to another member: commit what is done first, so it
+    // does not deliver again the work finished here since the last periodic commit.
+    this.consumer.on(this.consumer.events.REBALANCING, () => void this.commit());
     this.consumer.on(this.consumer.events.GROUP_JOIN, (event) => {
       // Keep the trackers of partitions we still own: kafkajs re-fetches them from the committed
       // offset, and the tracker tells which of those messages are already in flight or done.
