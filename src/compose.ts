@@ -4,6 +4,7 @@ import { Registry } from 'prom-client';
 import { mountAdminApi } from './admin-api';
 import { AvroCodec } from './avro/codec';
 import { defaultSchemaDir, loadSchemaFiles } from './avro/schema-files';
+import { audienceRoutes } from './audiences/routes';
 import { startCatalog, type CatalogStore } from './catalog';
 import type { Config } from './config/config';
 import { systemClock, type Clock } from './core/clock';
@@ -250,6 +251,10 @@ export async function startApp(options: AppOptions): Promise<App> {
       groups: [
         { routes: catalog.routes({ circuits: worker?.circuits }), mapError: catalog.mapError },
         operations,
+        {
+          routes: audienceRoutes({ service: catalog.audiences, catalog: catalog.store.audiences }),
+          mapError: catalog.mapError,
+        },
         {
           routes: deletionRoutes({
             catalog: catalog.store,
