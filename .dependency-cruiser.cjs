@@ -2,14 +2,14 @@
  * The direction of dependencies in src/ (docs/ARCHITECTURE.md draws it):
  *
  *   root (main.ts, compose.ts, admin-api.ts)      builds everything; nothing imports it
- *     → stages (ingest, routing, delivery, operations, deletions, producer, cli)
+ *     → stages (ingest, routing, delivery, operations, deletions, audiences, producer, cli)
  *         → catalog (through its index.ts only)
  *             → kernels (core, config, observability, avro, events, records, kafka, http, security)
  *
  * A stage never imports another stage: the composition root wires them with narrow interfaces.
  * `npm run lint` fails on any violation and on any import cycle.
  */
-const STAGES = '(ingest|routing|delivery|operations|deletions|producer|cli)';
+const STAGES = '(ingest|routing|delivery|operations|deletions|audiences|producer|cli)';
 const KERNELS = '(core|config|observability|avro|events|records|kafka|http|security)';
 const ROOT = '^src/(main|compose|admin-api)\\.ts$';
 

@@ -3,7 +3,9 @@ import type { Admin, Kafka } from 'kafkajs';
 import { Registry } from 'prom-client';
 import { mountAdminApi } from './admin-api';
 import { AvroCodec } from './avro/codec';
+import { registryAnswers } from './avro/registry-health';
 import { defaultSchemaDir, loadSchemaFiles } from './avro/schema-files';
+import { audienceRoutes } from './audiences/routes';
 import { startCatalog, type CatalogStore } from './catalog';
 import type { Config } from './config/config';
 import { systemClock, type Clock } from './core/clock';
@@ -258,6 +260,10 @@ export async function startApp(options: AppOptions): Promise<App> {
         { routes: catalog.routes({ circuits: worker?.circuits }), mapError: catalog.mapError },
         operations,
         {
+          routes: audienceRoutes({ service: catalog.audiences, catalog: catalog.store.audiences }),
+          mapError: catalog.mapError,
+        },
+        {
           routes: deletionRoutes({
             catalog: catalog.store,
             publisher,
@@ -282,16 +288,4 @@ export async function startApp(options: AppOptions): Promise<App> {
     await lifecycle.stop();
     throw err;
   }
-}
-
-async function registryAnswers(baseUrl: string, auth: Config['registry']): Promise<boolean> {
-  const headers: Record<string, string> = {};
-  if (auth.username && auth.password) {
-    headers.authorization = `Basic ${Buffer.from(`${auth.username}:${auth.password}`).toString('base64')}`;
-  }
-  const res = await fetch(`${baseUrl.replace(/\/$/, '')}/subjects`, {
-    headers,
-    signal: AbortSignal.timeout(2_000),
-  });
-  return res.ok;
 }

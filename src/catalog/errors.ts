@@ -1,7 +1,7 @@
 import { HooklineError, ReadLagError } from '../core/errors';
 import { BLOCK_REASON_TEXT, type BlockReason } from '../security/address-policy';
 
-export type EntityKind = 'source' | 'destination';
+export type EntityKind = 'source' | 'destination' | 'audience' | 'computed_trait';
 
 /** The entity named in the request does not exist (or was deleted). */
 export class CatalogNotFoundError extends HooklineError {
@@ -69,4 +69,17 @@ export class CatalogNotReadyError extends HooklineError {
 /** The local materialiser did not apply an offset in time (or stopped while waiting). */
 export class CatalogLagError extends ReadLagError {
   override readonly code = 'catalog_lagging';
+}
+
+/** An audience or computed trait whose name maps to a trait key the source already uses. */
+export class AudienceKeyTakenError extends HooklineError {
+  readonly retriable = false;
+  readonly code = 'audience_key_taken';
+  constructor(
+    readonly sourceId: string,
+    readonly key: string,
+    readonly takenBy: string,
+  ) {
+    super(`source ${sourceId} already has ${takenBy} with the trait key ${key}`);
+  }
 }

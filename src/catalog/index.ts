@@ -10,6 +10,7 @@ import { CatalogLagError } from './errors';
 import { startMaterialiser, type Materialiser } from './materialiser';
 import { CatalogRecordCodec } from '../records/catalog';
 import { CatalogService } from './service';
+import { AudienceCatalogService } from './audience-service';
 import { CatalogStore } from './store';
 import { CatalogWriter } from './writer';
 
@@ -22,6 +23,9 @@ import type { CircuitReader } from './api/views';
 export type { CatalogChange, CatalogListener } from './store';
 export { CatalogStore } from './store';
 export { CatalogService, type ReencryptResult } from './service';
+export { AudienceCatalogService } from './audience-service';
+export type { AudienceCatalogReads } from './store';
+export type { Audience, ComputedTrait } from '../records/catalog-audiences';
 export { startMaterialiser, type Materialiser } from './materialiser';
 export { toHttpError as catalogHttpError } from './api/errors';
 export type { CircuitReader } from './api/views';
@@ -53,6 +57,8 @@ export interface CatalogOptions {
 export interface Catalog {
   store: CatalogStore;
   service: CatalogService;
+  /** Writes audience and computed-trait definitions (the audiences stage's admin API uses it). */
+  audiences: AudienceCatalogService;
   /** The catalog's part of the admin API (sources, destinations), and how its errors map to HTTP. */
   routes(options?: { circuits?: CircuitReader }): AdminRoute[];
   mapError: (err: unknown) => unknown;
@@ -106,6 +112,7 @@ export async function startCatalog(options: CatalogOptions): Promise<Catalog> {
   return {
     store,
     service,
+    audiences: new AudienceCatalogService({ store, writer, logger, clock }),
     routes: (options) => catalogRoutes({ service, store, ...options }),
     mapError: toHttpError,
     ready: () => store.ready && materialiser.following(),

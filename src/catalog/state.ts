@@ -1,11 +1,13 @@
 import { hashWriteKey } from './keys';
 import type { Destination, Source } from '../records/catalog-model';
 import type { CatalogEntity } from '../records/catalog';
+import { AudienceCatalogState, type AudienceChange } from './audience-state';
 
 /** One applied change; `before`/`after` undefined = did not exist / was deleted. */
 export type CatalogChange =
   | { kind: 'source'; id: string; before: Source | undefined; after: Source | undefined }
-  | { kind: 'destination'; id: string; before: Destination | undefined; after: Destination | undefined };
+  | { kind: 'destination'; id: string; before: Destination | undefined; after: Destination | undefined }
+  | AudienceChange;
 
 /**
  * The materialised catalog: plain maps plus the indexes the hot paths need (write-key hash →
@@ -21,9 +23,12 @@ export class CatalogState {
     string,
     { byId: Map<string, Destination>; sorted?: Destination[] }
   >();
+  /** Audiences and computed traits (audience-state.ts). */
+  readonly audiences = new AudienceCatalogState();
 
   /** A record with a value: create or replace the entity under its id. */
   put(entity: CatalogEntity): CatalogChange {
+    if (entity.kind === 'audience' || entity.kind === 'computed_trait') return this.audiences.put(entity);
     return entity.kind === 'source' ? this.putSource(entity.value) : this.putDestination(entity.value);
   }
 
@@ -41,7 +46,7 @@ export class CatalogState {
       this.unindexDestination(destination);
       return { kind: 'destination', id, before: destination, after: undefined };
     }
-    return undefined;
+    return this.audiences.remove(id);
   }
 
   source(id: string): Source | undefined {

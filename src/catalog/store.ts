@@ -6,6 +6,13 @@ import { ReadProgress, type PartitionWatermarks } from '../kafka/progress';
 import type { CatalogEntity } from '../records/catalog';
 import { CatalogLagError } from './errors';
 import { CatalogState, type CatalogChange } from './state';
+import type { AudienceCatalogState } from './audience-state';
+
+/** The read side of the audience definitions. */
+export type AudienceCatalogReads = Pick<
+  AudienceCatalogState,
+  'audience' | 'computedTrait' | 'audiences' | 'computedTraits'
+>;
 
 export type { CatalogChange } from './state';
 export type CatalogListener = (change: CatalogChange) => void;
@@ -88,6 +95,11 @@ export class CatalogStore implements CatalogView {
   }
 
   // --- beyond CatalogView ---
+
+  /** Audiences and computed traits, by id or (of one source) in creation order. */
+  get audiences(): AudienceCatalogReads {
+    return this.state.audiences;
+  }
 
   /** Every source, in creation order. */
   sources(): Source[] {

@@ -1,4 +1,6 @@
+import type { IncomingMessage } from 'node:http';
 import type { z } from 'zod';
+import { HttpError, readBody } from './respond';
 
 /** One problem with a request, as returned in a 400 answer. */
 export interface ValidationIssue {
@@ -19,4 +21,34 @@ export function toValidationIssues(error: z.ZodError): ValidationIssue[] {
       message: issue.message,
     };
   });
+}
+
+/**
+ * Reads a JSON request body and validates it: 400 `invalid_json`, or 400 `validation_failed`
+ * naming the first issue's path (all issues in `issues`).
+ */
+export async function parseJsonBody<S extends z.ZodType>(
+  req: IncomingMessage,
+  schema: S,
+  maxBytes: number,
+): Promise<z.output<S>> {
+  const text = (await readBody(req, maxBytes)).toString('utf8');
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new HttpError(400, 'invalid_json', 'the request body is not valid JSON');
+  }
+  const result = schema.safeParse(json);
+  if (result.success) return result.data;
+  const issues = toValidationIssues(result.error);
+  const more = issues.length > 1 ? ` (and ${issues.length - 1} more)` : '';
+  throw new HttpError(
+    400,
+    'validation_failed',
+    `${issues[0]!.path || 'body'}: ${issues[0]!.message}${more}`,
+    {
+      issues,
+    },
+  );
 }

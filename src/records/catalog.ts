@@ -1,6 +1,7 @@
 import type { AvroCodec } from '../avro/codec';
 import { UndecodableRecordError } from '../core/errors';
 import type { Destination, Source, WebhookEntry } from './catalog-model';
+import { audienceEntityFromRecord, audienceEntityToRecord, type AudienceEntity } from './catalog-audiences';
 
 /**
  * Maps catalog entities to and from their Avro records (schemas/catalog-*.avsc, namespace
@@ -16,7 +17,8 @@ export const CATALOG_NAMESPACE = 'io.hookline.catalog';
 export const SOURCE_RECORD = `${CATALOG_NAMESPACE}.Source`;
 export const DESTINATION_RECORD = `${CATALOG_NAMESPACE}.Destination`;
 
-export type CatalogEntity = { kind: 'source'; value: Source } | { kind: 'destination'; value: Destination };
+export type CatalogEntity =
+  { kind: 'source'; value: Source } | { kind: 'destination'; value: Destination } | AudienceEntity;
 
 type AvroRecord = Record<string, unknown>;
 
@@ -107,6 +109,7 @@ export function destinationFromRecord(record: AvroRecord): Destination {
 
 /** Entity → record name and Avro value. */
 export function entityToRecord(entity: CatalogEntity): { name: string; value: AvroRecord } {
+  if (entity.kind === 'audience' || entity.kind === 'computed_trait') return audienceEntityToRecord(entity);
   return entity.kind === 'source'
     ? { name: SOURCE_RECORD, value: sourceToRecord(entity.value) }
     : { name: DESTINATION_RECORD, value: destinationToRecord(entity.value) };
@@ -116,6 +119,8 @@ export function entityToRecord(entity: CatalogEntity): { name: string; value: Av
 export function entityFromRecord(name: string, value: AvroRecord): CatalogEntity {
   if (name === SOURCE_RECORD) return { kind: 'source', value: sourceFromRecord(value) };
   if (name === DESTINATION_RECORD) return { kind: 'destination', value: destinationFromRecord(value) };
+  const audienceEntity = audienceEntityFromRecord(name, value);
+  if (audienceEntity) return audienceEntity;
   throw new UndecodableRecordError(`${name} is not a catalog record`);
 }
 

@@ -1,4 +1,5 @@
 import {
+  AudienceKeyTakenError,
   BlockedWebhookUrlError,
   CatalogNotFoundError,
   CatalogNotReadyError,
@@ -18,6 +19,9 @@ export function toHttpError(err: unknown): unknown {
   if (err instanceof UnknownSourceError) return new HttpError(422, err.code, err.message);
   if (err instanceof SourceHasDestinationsError) {
     return new HttpError(409, err.code, err.message, { destinationIds: err.destinationIds });
+  }
+  if (err instanceof AudienceKeyTakenError) {
+    return new HttpError(409, err.code, err.message, { key: err.key, takenBy: err.takenBy });
   }
   if (err instanceof BlockedWebhookUrlError) {
     const path = `settings.webhooks.${err.urlIndex}.url`;

@@ -9,9 +9,9 @@ import {
   sourceCreateSchema,
   sourcePatchSchema,
 } from '../validation';
-import { toValidationIssues } from '../../http/validation';
+import { parseJsonBody } from '../../http/validation';
 import { ADMIN_BASE_PATH, type AdminRoute } from '../../http/admin';
-import { HttpError, readBody, sendJson } from '../../http/respond';
+import { HttpError, sendJson } from '../../http/respond';
 import type { RouteContext } from '../../http/router';
 import {
   destinationListSchema,
@@ -221,22 +221,8 @@ export function catalogRoutes({ service, store, circuits }: CatalogRoutesOptions
 }
 
 /** Reads a JSON body and validates it; 400 `invalid_json` or `validation_failed` with the issues. */
-async function parseBody<S extends z.ZodType>(req: RouteContext['req'], schema: S): Promise<z.output<S>> {
-  const text = (await readBody(req, MAX_BODY_BYTES)).toString('utf8');
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    throw new HttpError(400, 'invalid_json', 'the request body is not valid JSON');
-  }
-  const result = schema.safeParse(json);
-  if (result.success) return result.data;
-  const issues = toValidationIssues(result.error);
-  const first = issues[0]!;
-  const more = issues.length > 1 ? ` (and ${issues.length - 1} more)` : '';
-  throw new HttpError(400, 'validation_failed', `${first.path || 'body'}: ${first.message}${more}`, {
-    issues,
-  });
+function parseBody<S extends z.ZodType>(req: RouteContext['req'], schema: S): Promise<z.output<S>> {
+  return parseJsonBody(req, schema, MAX_BODY_BYTES);
 }
 
 function booleanQuery(ctx: RouteContext, name: string): boolean {

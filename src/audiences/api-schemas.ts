@@ -1,0 +1,65 @@
+import { z } from 'zod';
+import { computeSchema } from './computations';
+import { ruleSchema } from './rules';
+import { snakeCase } from './snake-case';
+
+const MAX_NAME_CHARS = 200;
+
+const name = z
+  .string()
+  .trim()
+  .min(1, 'must not be empty')
+  .max(MAX_NAME_CHARS, `must be at most ${MAX_NAME_CHARS} characters`)
+  .refine(
+    (n) => snakeCase(n) !== '',
+    'must contain a letter or a digit (its snake_case form is the trait key)',
+  )
+  .meta({ description: 'Its snake_case form is the trait key sent in identify calls (unique per source).' });
+
+const sourceId = z.string().min(1).meta({ description: 'The source whose users it is computed for.' });
+
+export const audienceCreateSchema = z
+  .strictObject({
+    sourceId,
+    name,
+    rule: ruleSchema.optional().meta({
+      description:
+        'The rule (README "Audiences"): trait, event, all, any, not. Absent: a synced audience, ' +
+        'whose members are given through POST /api/v1/audiences/{id}/sync.',
+    }),
+  })
+  .meta({ id: 'AudienceCreate' });
+
+export const computedTraitCreateSchema = z
+  .strictObject({
+    sourceId,
+    name,
+    compute: computeSchema.meta({
+      description: 'count, sum, last, first or lastTrait (README "Computed traits").',
+    }),
+  })
+  .meta({ id: 'ComputedTraitCreate' });
+
+const common = {
+  id: z.string(),
+  sourceId: z.string(),
+  name: z.string(),
+  key: z.string().meta({ description: 'The trait key: snake_case of the name.' }),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+};
+
+export const audienceViewSchema = z
+  .object({
+    ...common,
+    kind: z.enum(['rule', 'synced']),
+    rule: z.unknown().optional(),
+  })
+  .meta({ id: 'Audience' });
+
+export const computedTraitViewSchema = z
+  .object({ ...common, compute: z.unknown() })
+  .meta({ id: 'ComputedTrait' });
+
+export const audienceListSchema = z.object({ audiences: z.array(audienceViewSchema) });
+export const computedTraitListSchema = z.object({ computedTraits: z.array(computedTraitViewSchema) });
