@@ -32,9 +32,9 @@ export interface HttpServer {
 }
 
 /**
- * An HTTP server of a process: health (`/healthz` liveness; `/readyz` readiness with one entry per
- * dependency, when given checks), `/metrics` (when given a registry), and whatever routes the roles
- * add to the router. A process has one, plus one for the admin API alone when HOOKLINE_ADMIN_PORT
+ * An HTTP server of a process: health (`/livez` liveness, `/healthz` its older name; `/readyz`
+ * readiness with one entry per dependency, when given checks), `/metrics` (when given a registry),
+ * and whatever routes the roles add to the router. A process has one, plus one for the admin API alone when HOOKLINE_ADMIN_PORT
  * is set.
  */
 export function createHttpServer(options: HttpServerOptions): HttpServer {
@@ -42,7 +42,10 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
   const readinessTimeoutMs = options.readinessTimeoutMs ?? 2_000;
 
   const { readiness } = options;
-  router.add('GET', '/healthz', ({ res }) => sendJson(res, 200, { status: 'ok' }));
+  // Liveness: the process answers. Kubernetes probes /livez; /healthz stays for existing setups.
+  for (const path of ['/livez', '/healthz']) {
+    router.add('GET', path, ({ res }) => sendJson(res, 200, { status: 'ok' }));
+  }
   if (readiness) {
     router.add('GET', '/readyz', async ({ res }) => {
       const results = await Promise.all(

@@ -90,6 +90,24 @@ The chart's own Secret (admin token, and inline credentials when no existingSecr
 {{- printf "%s-secrets" (include "hookline.fullname" .) }}
 {{- end }}
 
+{{- define "hookline.adminServiceName" -}}
+{{- printf "%s-admin" (include "hookline.fullname" .) | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/*
+Name of one role's Deployment (and of its PDB, HPA, ScaledObject). Call with (dict "root" $ "component" "worker").
+*/}}
+{{- define "hookline.workloadName" -}}
+{{- printf "%s-%s" (include "hookline.fullname" .root) .component | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/*
+Whether an autoscaler (an HPA, or KEDA's) owns the replica count of a workload from "hookline.workloads".
+*/}}
+{{- define "hookline.autoscaled" -}}
+{{- if or (dig "autoscaling" "enabled" false .values) (dig "keda" "enabled" false .values) }}true{{ end }}
+{{- end }}
+
 {{- define "hookline.configMapName" -}}
 {{- printf "%s-config" (include "hookline.fullname" .) }}
 {{- end }}
@@ -153,6 +171,42 @@ Checks the values once; every template that renders a workload includes it.
 {{- if not (or .Values.roles.combined .Values.roles.ingest.enabled .Values.roles.router.enabled .Values.roles.worker.enabled) }}
 {{- fail "no role enabled: set roles.combined=true or enable at least one of roles.ingest, roles.router, roles.worker" }}
 {{- end }}
+{{- if .Values.adminToken.value }}
+{{- fail "adminToken.value is no longer accepted (chart 0.3.0): the admin token comes only from a Secret. Put it in a Secret and set adminToken.existingSecret, or leave both empty for a generated token" }}
+{{- end }}
+{{- if and .Values.roles.combined .Values.roles.worker.keda.enabled }}
+{{- fail "roles.worker.keda scales the worker Deployment: it needs roles.combined=false" }}
+{{- end }}
+{{- $partitions := .Values.topics.partitions | int }}
+{{- range $w := (include "hookline.workloads" . | fromJson).items }}
+{{- $v := $w.values }}
+{{- /* Consumers of partitioned topics: more replicas than partitions sit idle. */}}
+{{- $capped := ne $w.component "ingest" }}
+{{- $hpa := $v.autoscaling | default dict }}
+{{- if $hpa.enabled }}
+{{- if gt (int $hpa.minReplicas) (int $hpa.maxReplicas) }}
+{{- fail (printf "roles.%s.autoscaling: minReplicas (%d) exceeds maxReplicas (%d)" $w.key (int $hpa.minReplicas) (int $hpa.maxReplicas)) }}
+{{- end }}
+{{- if and $capped (gt (int $hpa.maxReplicas) $partitions) }}
+{{- fail (printf "roles.%s.autoscaling.maxReplicas (%d) exceeds topics.partitions (%d): replicas beyond the partition count sit idle" $w.key (int $hpa.maxReplicas) $partitions) }}
+{{- end }}
+{{- if not (dig "requests" "cpu" "" ($v.resources | default dict)) }}
+{{- fail (printf "roles.%s.autoscaling scales on CPU utilisation, which needs roles.%s.resources.requests.cpu" $w.key $w.key) }}
+{{- end }}
+{{- end }}
+{{- $keda := $v.keda | default dict }}
+{{- if $keda.enabled }}
+{{- if $hpa.enabled }}
+{{- fail "roles.worker: keda and autoscaling are exclusive (KEDA creates an HPA of its own); enable one" }}
+{{- end }}
+{{- if gt (int $keda.minReplicas) (int $keda.maxReplicas) }}
+{{- fail (printf "roles.worker.keda: minReplicas (%d) exceeds maxReplicas (%d)" (int $keda.minReplicas) (int $keda.maxReplicas)) }}
+{{- end }}
+{{- if gt (int $keda.maxReplicas) $partitions }}
+{{- fail (printf "roles.worker.keda.maxReplicas (%d) exceeds topics.partitions (%d): replicas beyond the partition count sit idle" (int $keda.maxReplicas) $partitions) }}
+{{- end }}
+{{- end }}
+{{- end }}
 {{- end }}
 
 {{/*
@@ -162,12 +216,12 @@ Rendered as JSON; read it with `include "hookline.workloads" . | fromJson`.
 {{- define "hookline.workloads" -}}
 {{- $list := list }}
 {{- if .Values.roles.combined }}
-{{- $list = append $list (dict "component" "all" "roles" "ingest,router,worker" "values" .Values.roles.all) }}
+{{- $list = append $list (dict "component" "all" "key" "all" "roles" "ingest,router,worker" "values" .Values.roles.all) }}
 {{- else }}
 {{- range $role := list "ingest" "router" "worker" }}
 {{- $v := index $.Values.roles $role }}
 {{- if $v.enabled }}
-{{- $list = append $list (dict "component" $role "roles" $role "values" $v) }}
+{{- $list = append $list (dict "component" $role "key" $role "roles" $role "values" $v) }}
 {{- end }}
 {{- end }}
 {{- end }}
