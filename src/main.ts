@@ -100,7 +100,7 @@ export async function run(options: RunOptions): Promise<void> {
           `  HTTP API        ${base}   (tracking /v1/*, /healthz, /readyz, /metrics)`,
           `  Admin API       ${urlOf(config.adminHttp.host, app.adminPort)}   (/api/v1/*)`,
         ]
-      : [`  HTTP API        ${base}   (tracking /v1/*, admin /api/v1/*, /healthz, /readyz, /metrics)`];
+      : [`  HTTP API        ${base}   (tracking /v1/*, admin /api/v1/*, /livez, /readyz, /metrics)`];
   process.stdout.write(
     [
       '',

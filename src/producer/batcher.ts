@@ -160,8 +160,11 @@ export class Batcher<P> {
     if (queue.length === 0 || queue[0]!.seq > this.dueThroughSeq) return;
     let bytes = this.batchOverheadBytes;
     let n = 0;
+    // A batch holds at most flushAt calls (the client spec's batch size): flushAt 1 is one call,
+    // one send, even when calls queued up while the previous send was in flight.
     while (
       n < queue.length &&
+      n < this.options.flushAt &&
       queue[n]!.seq <= this.dueThroughSeq &&
       (n === 0 || bytes + queue[n]!.bytes <= this.options.maxBatchBytes)
     ) {

@@ -89,14 +89,27 @@ describe('Batcher', () => {
     expect(time.pendingTimers).toBe(0);
   });
 
-  it('with flushAt 1 sends each call at once; calls made while one is in flight go together next', async () => {
+  it('with flushAt 1 sends each call on its own: one call, one send, even when calls queued meanwhile', async () => {
     const { sent, add, ackNext } = setup({ flushAt: 1 });
     add(1, 10, 'a');
     expect(sent.map((s) => s.batch)).toEqual([['a0']]);
     add(3, 10, 'b');
     expect(sent).toHaveLength(1);
     await ackNext();
-    expect(sent.map((s) => s.batch)).toEqual([['a0'], ['b0', 'b1', 'b2']]);
+    expect(sent.map((s) => s.batch)).toEqual([['a0'], ['b0']]);
+    await ackNext();
+    await ackNext();
+    expect(sent.map((s) => s.batch)).toEqual([['a0'], ['b0'], ['b1'], ['b2']]);
+  });
+
+  it('never puts more than flushAt calls in one batch', async () => {
+    const { sent, add, batcher, ackNext } = setup({ flushAt: 3 });
+    add(3, 10, 'a'); // a full batch goes at once
+    add(5, 10, 'b'); // meanwhile: 5 more, a flush of all of them
+    void batcher.flush();
+    await ackNext();
+    await ackNext();
+    expect(sent.map((s) => s.batch.length)).toEqual([3, 3, 2]);
   });
 
   it('flushes before a call would take the waiting calls over maxBatchBytes', () => {

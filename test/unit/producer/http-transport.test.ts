@@ -36,14 +36,14 @@ function fakeApi(
   return { requests, fetchImpl };
 }
 
-async function connect(api: ReturnType<typeof fakeApi>, errors: Error[] = []) {
+async function connect(api: ReturnType<typeof fakeApi>, errors: Error[] = [], flushAt = 2) {
   const time = new ManualTime();
   const common = resolveCommon({
     clock: time,
     scheduler: time,
     logger: silentLogger(),
     onError: (e) => errors.push(e),
-    flushAt: 2,
+    flushAt,
   });
   const transport = await connectHttpTransport(
     'wk_secret',
@@ -136,7 +136,7 @@ describe('HTTP transport', () => {
 
   it('never sends a body over 500 KB: 17 calls of ~30 KB go in two requests', async () => {
     const api = fakeApi();
-    const { analytics } = await connect(api);
+    const { analytics } = await connect(api, [], 100); // flushAt above 17: only the byte cap splits
     const big = 'x'.repeat(30 * 1024);
     for (let i = 0; i < 17; i++) analytics.track({ userId: 'u1', event: 'e', properties: { big, i } });
     await analytics.flush();
