@@ -1,6 +1,7 @@
 import type { Admin, Kafka } from 'kafkajs';
 import type { Registry } from 'prom-client';
 import type { AvroCodec } from '../avro/codec';
+import type { Config } from '../config/config';
 import type { RetryPolicy } from '../config/retry';
 import type { Clock } from '../core/clock';
 import type { BatchingProducer } from '../kafka/batching-producer';
@@ -40,14 +41,8 @@ export interface DeliveryWorkerOptions {
   producer: BatchingProducer;
   topicPrefix: string;
   topics: { deliveries: string; dlq: string; attempts: string };
-  delivery: {
-    timeoutMs: number;
-    workerConcurrency: number;
-    destinationConcurrency: number;
-    destinationQueue: number;
-    /** Circuit breaker settings; undefined turns the breakers off. */
-    circuit: { minRequests: number; failureRatio: number; cooldownMs: number } | undefined;
-  };
+  /** Timeouts, concurrency and queue bounds, circuit breakers (undefined: off). */
+  delivery: Config['delivery'];
   retry: RetryPolicy;
   /** The SSRF guard: which addresses webhook requests may connect to. */
   addressPolicy: AddressPolicy;

@@ -25,28 +25,35 @@ export function toValidationIssues(error: z.ZodError): ValidationIssue[] {
 
 /**
  * Reads a JSON request body and validates it: 400 `invalid_json`, or 400 `validation_failed`
- * naming the first issue's path (all issues in `issues`).
+ * naming the first issue's path (all issues in `issues`). `emptyBody`: what an empty body stands
+ * for (by default it is invalid JSON); `subject`: what a path-less issue is about in the message.
  */
 export async function parseJsonBody<S extends z.ZodType>(
   req: IncomingMessage,
   schema: S,
   maxBytes: number,
+  options: { emptyBody?: unknown; subject?: string } = {},
 ): Promise<z.output<S>> {
   const text = (await readBody(req, maxBytes)).toString('utf8');
   let json: unknown;
   try {
-    json = JSON.parse(text);
+    json = options.emptyBody !== undefined && text.trim() === '' ? options.emptyBody : JSON.parse(text);
   } catch {
     throw new HttpError(400, 'invalid_json', 'the request body is not valid JSON');
   }
-  const result = schema.safeParse(json);
+  return validated(schema, json, options.subject);
+}
+
+/** The value as the schema parses it, or 400 `validation_failed` naming the first issue (all in `issues`). */
+export function validated<S extends z.ZodType>(schema: S, value: unknown, subject = 'body'): z.output<S> {
+  const result = schema.safeParse(value);
   if (result.success) return result.data;
   const issues = toValidationIssues(result.error);
   const more = issues.length > 1 ? ` (and ${issues.length - 1} more)` : '';
   throw new HttpError(
     400,
     'validation_failed',
-    `${issues[0]!.path || 'body'}: ${issues[0]!.message}${more}`,
+    `${issues[0]!.path || subject}: ${issues[0]!.message}${more}`,
     {
       issues,
     },

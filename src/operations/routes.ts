@@ -2,8 +2,8 @@ import type { z } from 'zod';
 import type { AdminRoute } from '../http/admin';
 import { CatalogNotFoundError } from '../catalog';
 import type { CatalogView } from '../records/catalog-model';
-import { toValidationIssues } from '../http/validation';
-import { HttpError, readBody, sendJson } from '../http/respond';
+import { parseJsonBody as parseBody, validated as validateValue } from '../http/validation';
+import { sendJson } from '../http/respond';
 import type { Handler, RouteContext } from '../http/router';
 import type { AttemptLog } from './attempt-log';
 import type { DlqIndex } from './dlq-index';
@@ -100,27 +100,11 @@ function optionalMs(iso: string | undefined): number | undefined {
   return iso === undefined ? undefined : Date.parse(iso);
 }
 
-async function parseJsonBody<S extends z.ZodType>(req: RouteContext['req'], schema: S): Promise<z.output<S>> {
-  const text = (await readBody(req, MAX_BODY_BYTES)).toString('utf8');
-  let json: unknown;
-  try {
-    json = text.trim() === '' ? {} : JSON.parse(text);
-  } catch {
-    throw new HttpError(400, 'invalid_json', 'the request body is not valid JSON');
-  }
-  return validated(schema, json);
+/** Operations bodies may be empty (all fields optional); messages speak of the request. */
+function parseJsonBody<S extends z.ZodType>(req: RouteContext['req'], schema: S): Promise<z.output<S>> {
+  return parseBody(req, schema, MAX_BODY_BYTES, { emptyBody: {}, subject: 'request' });
 }
 
-/** 400 `validation_failed` with the issues, like the catalog endpoints. */
 function validated<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
-  const result = schema.safeParse(value);
-  if (result.success) return result.data;
-  const issues = toValidationIssues(result.error);
-  const more = issues.length > 1 ? ` (and ${issues.length - 1} more)` : '';
-  throw new HttpError(
-    400,
-    'validation_failed',
-    `${issues[0]!.path || 'request'}: ${issues[0]!.message}${more}`,
-    { issues },
-  );
+  return validateValue(schema, value, 'request');
 }

@@ -68,11 +68,6 @@ export class CircuitRegistry {
     return entry.breaker.allow(nowMs);
   }
 
-  /** Gives back a half-open probe `allow` reserved for a request that was not sent. */
-  release(destinationId: string, urlIndex: number, url: string): void {
-    this.entry(destinationId, urlIndex, url).breaker.release();
-  }
-
   /** The outcome of a request `allow` let through. */
   record(destinationId: string, urlIndex: number, url: string, result: HttpResult, error?: string): void {
     const entry = this.entry(destinationId, urlIndex, url);
