@@ -19,7 +19,7 @@ import { createIngestMetrics } from './ingest/metrics';
 import { EventPublisher } from './ingest/publisher';
 import { registerTrackingRoutes } from './ingest/routes';
 import { BatchingProducer } from './kafka/batching-producer';
-import { createKafka, producerSettings } from './kafka/client';
+import { connectWhenReachable, createKafka, producerSettings } from './kafka/client';
 import { ensureTopics, topicNames, type TopicNames } from './kafka/topics';
 import { createLogger, type Logger } from './observability/logger';
 import { createMetricsRegistry } from './observability/metrics';
@@ -109,7 +109,7 @@ export async function startApp(options: AppOptions): Promise<App> {
       logger,
     });
     const connectedAdmin = kafka.admin();
-    await connectedAdmin.connect();
+    await connectWhenReachable(connectedAdmin, logger, 'kafka admin');
     admin = connectedAdmin;
     lifecycle.onStop('kafka-admin', () => connectedAdmin.disconnect());
     const topics = topicNames(config.topics.prefix);
@@ -152,7 +152,7 @@ export async function startApp(options: AppOptions): Promise<App> {
 
     // One idempotent producer shared by the roles; it stops after them.
     const kafkaProducer = kafka.producer(producerSettings());
-    await kafkaProducer.connect();
+    await connectWhenReachable(kafkaProducer, logger, 'kafka producer');
     lifecycle.onStop('producer', () => kafkaProducer.disconnect());
     const producer = new BatchingProducer({
       producer: kafkaProducer,

@@ -1,5 +1,6 @@
 import {
   Kafka,
+  KafkaJSConnectionError,
   KafkaJSError,
   Partitioners,
   logLevel,
@@ -8,6 +9,7 @@ import {
   type SASLOptions,
 } from 'kafkajs';
 import type { Config } from '../config/config';
+import { retryTransient } from '../core/backoff';
 import type { Logger } from '../observability/logger';
 
 export interface KafkaClientOptions {
@@ -64,3 +66,29 @@ export function producerSettings(): ProducerConfig {
 
 /** kafkajs errors it marks retriable, e.g. NOT_LEADER_FOR_PARTITION while a new partition's leader settles. */
 export const isRetriableKafkaError = (err: unknown): boolean => err instanceof KafkaJSError && err.retriable;
+
+/** The brokers could not be reached (refused, reset, timed out), kafkajs's own retries included. */
+export const isUnreachableBrokerError = (err: unknown): boolean => {
+  for (let e: unknown = err; e instanceof Error; e = (e as { cause?: unknown }).cause) {
+    if (e instanceof KafkaJSConnectionError) return true;
+  }
+  return false;
+};
+
+/**
+ * Connects a client, waiting out brokers that are not reachable yet (a process starting while the
+ * broker restarts) for about a minute, instead of failing start-up after kafkajs's few seconds.
+ */
+export async function connectWhenReachable(
+  client: { connect(): Promise<void> },
+  logger: Logger,
+  what: string,
+): Promise<void> {
+  await retryTransient(() => client.connect(), {
+    isRunning: () => true,
+    isRetriable: isUnreachableBrokerError,
+    maxAttempts: 15, // waits of 0.2 s doubling to 5 s: about 55 s in all
+    logger,
+    context: { connecting: what },
+  });
+}
