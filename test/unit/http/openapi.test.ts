@@ -104,7 +104,7 @@ describe('admin OpenAPI document', () => {
     expect(at(schemas, 'Source', 'properties', 'writeKey')).toBeUndefined();
     expect(at(schemas, 'SourceCreated', 'properties', 'writeKey')).toBeDefined();
     const deleteSource = at(doc, 'paths', '/api/v1/sources/{id}', 'delete', 'responses');
-    expect(Object.keys(deleteSource).sort()).toEqual(['204', '400', '401', '404', '409', '503']);
+    expect(Object.keys(deleteSource).sort()).toEqual(['204', '400', '401', '404', '409', '412', '503']);
     expect(JSON.stringify(doc)).not.toContain('$defs');
   });
 });
