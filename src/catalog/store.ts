@@ -207,7 +207,9 @@ export class CatalogStore implements CatalogView {
     let change: CatalogChange | undefined;
     if (decision === 'reject') this.remember(position, { id, currentVersion: key.version });
     else this.lastAccepted.set(id, BigInt(position.offset));
-    if (decision === 'apply')
+    // A tombstone that changes nothing still marks the key deleted, as on a replica that saw the
+    // entity: one that replays a compacted log (where only a repair tombstone is left) agrees.
+    if (decision === 'apply' || (decision === 'noop' && !entity))
       change = entity ? this.state.put(entity, record.version) : this.state.remove(id);
     this.progress.advance(position.partition, position.offset);
     if (change) this.notify(change);

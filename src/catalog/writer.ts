@@ -103,7 +103,8 @@ export class CatalogWriter {
     } catch (err) {
       if (!(err instanceof CatalogLagError)) throw err;
       // The record is durable; only read-your-writes is late. Failing the request would invite a
-      // retry that duplicates a creation, so the write is acknowledged and the lag reported.
+      // retry that duplicates a creation, so the write is acknowledged and the lag reported. Whether
+      // a versioned record won is then unknown here; every replica still decides it alike.
       logger.warn(
         { key, partition, offset, reason: err.message },
         'catalog write acknowledged before being applied locally',

@@ -64,6 +64,14 @@ describe('CatalogStore versions', () => {
       repair: { entity: undefined },
     });
   });
+
+  it('treats a repair tombstone as a deletion when it is all a compacted log kept of the key', () => {
+    const store = new CatalogStore({ logger: silentLogger() });
+    const source = sampleSource();
+    store.apply(at(7), source.id, undefined, { repair: true });
+    store.apply(at(8), source.id, { kind: 'source', value: source }, { version: 2, repair: false });
+    expect(store.source(source.id)).toBeUndefined();
+  });
 });
 
 describe('CatalogService optimistic concurrency', () => {
