@@ -107,6 +107,8 @@ export function buildOpenApiDocument(
       description:
         'Sources and Webhooks destinations. Every change is a record on the compacted catalog topic; ' +
         'a write is answered once it is on Kafka and applied by the answering process. ' +
+        'Sources and destinations carry a version, also their ETag; PATCH and DELETE take If-Match and ' +
+        'answer 412 precondition_failed when the entity has changed since, on any replica. ' +
         'Also: dead letters (list, inspect, redrive), recent delivery attempts, replays of the events topic, ' +
         'and deletion requests.',
     },
