@@ -1,5 +1,5 @@
 import type { Logger } from '../observability/logger';
-import { CatalogConflictError, CatalogNotReadyError } from './errors';
+import { CatalogConflictError, CatalogNotFoundError, CatalogNotReadyError } from './errors';
 
 /** A write's precondition: the entity's version the client read (If-Match); absent: none. */
 export interface WriteCondition {
@@ -45,7 +45,8 @@ export class OperationQueue {
           return await operation();
         } catch (err) {
           if (!(err instanceof CatalogConflictError) || err.expectedVersion !== undefined) throw err;
-          if (condition.ifMatch !== undefined)
+          // A race lost on another entity the operation writes (a cascade's destination) is retried.
+          if (err.id === id && condition.ifMatch !== undefined)
             throw new CatalogConflictError(id, err.currentVersion, condition.ifMatch);
           if (attempt >= MAX_WRITE_ATTEMPTS) throw err;
           this.options.logger.info(
@@ -73,4 +74,10 @@ export function expectVersion<T extends { id: string; version?: number }>(
 /** The version a change of `entity` makes (an entity written before versions existed is at 0). */
 export function nextVersion(entity: { version?: number }): number {
   return (entity.version ?? 0) + 1;
+}
+
+/** The entity an operation reads; CatalogNotFoundError when there is none. */
+export function found<T>(kind: 'source' | 'destination', id: string, entity: T | undefined): T {
+  if (!entity) throw new CatalogNotFoundError(kind, id);
+  return entity;
 }

@@ -2,7 +2,7 @@ import { systemClock, type Clock } from '../core/clock';
 import type { Logger } from '../observability/logger';
 import {
   BlockedWebhookUrlError,
-  CatalogNotFoundError,
+  CatalogConflictError,
   SourceHasDestinationsError,
   UnknownSourceError,
 } from './errors';
@@ -14,7 +14,7 @@ import { createAddressPolicy, type AddressPolicy } from '../security/address-pol
 import type { SecretSealer } from '../security/secrets';
 import { needsReseal, nextStandardWebhooks, resealSettings, sealHeaders } from './secrets';
 import { blockedWebhook, definedFields, settingsOf, withRateLimit } from './settings';
-import { OperationQueue, expectVersion, nextVersion, type WriteCondition } from './operations';
+import { OperationQueue, expectVersion, found, nextVersion, type WriteCondition } from './operations';
 import type { DestinationCreate, DestinationPatch, SourceCreate, SourcePatch } from './validation';
 
 /**
@@ -246,7 +246,8 @@ export class CatalogService {
   /**
    * Rewrites every destination that holds plaintext (written before encryption) or values sealed
    * under HOOKLINE_SECRETS_KEY_PREVIOUS, under the current key. Idempotent; `updatedAt` is kept,
-   * since nothing a user set has changed. Run it after rolling out a new key to every process.
+   * since nothing a user set has changed. Run it after rolling out a new key to every process. A
+   * destination changed meanwhile on another replica is skipped: run it again until it answers 0.
    */
   reencryptDestinations(): Promise<ReencryptResult> {
     return this.operations.serialised(async () => {
@@ -257,8 +258,12 @@ export class CatalogService {
           unchanged++;
           continue;
         }
-        await this.putDestination({ ...destination, version: nextVersion(destination) });
-        reencrypted++;
+        try {
+          await this.putDestination({ ...destination, version: nextVersion(destination) });
+          reencrypted++;
+        } catch (err) {
+          if (!(err instanceof CatalogConflictError)) throw err; // changed meanwhile: not counted
+        }
       }
       this.logger.info({ reencrypted, unchanged }, 'destinations re-encrypted under the current key');
       return { reencrypted, unchanged };
@@ -285,10 +290,4 @@ export class CatalogService {
   private now(): string {
     return new Date(this.clock.now()).toISOString();
   }
-}
-
-/** The entity read for an operation on it; CatalogNotFoundError when there is none. */
-function found<T>(kind: 'source' | 'destination', id: string, entity: T | undefined): T {
-  if (!entity) throw new CatalogNotFoundError(kind, id);
-  return entity;
 }

@@ -75,6 +75,17 @@ describe('CatalogStore versions', () => {
 });
 
 describe('CatalogService optimistic concurrency', () => {
+  it('retries a cascade whose destination changed meanwhile, even with If-Match on the source', async () => {
+    const { service, writer, store, source, destination } = await withDestination();
+    writer.before = () =>
+      writer.append(destination.id, { kind: 'destination', value: { ...destination, name: 'x' } }, 2);
+    await expect(service.deleteSource(source.id, { cascade: true, ifMatch: 1 })).resolves.toEqual({
+      deletedDestinationIds: [destination.id],
+    });
+    expect(store.destination(destination.id)).toBeUndefined();
+    expect(store.source(source.id)).toBeUndefined();
+  });
+
   it('numbers versions from 1 and refuses a stale If-Match with 412 and the current version', async () => {
     const { service, destination } = await withDestination();
     expect(destination.version).toBe(1);
