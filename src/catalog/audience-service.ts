@@ -2,12 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { systemClock, type Clock } from '../core/clock';
 import type { Logger } from '../observability/logger';
 import type { Audience, ComputedTrait } from '../records/catalog-audiences';
-import {
-  AudienceKeyTakenError,
-  CatalogNotFoundError,
-  CatalogNotReadyError,
-  UnknownSourceError,
-} from './errors';
+import { AudienceKeyTakenError, CatalogNotFoundError, UnknownSourceError } from './errors';
+import { OperationQueue } from './operations';
 import type { CatalogWrites } from './service';
 import type { CatalogStore } from './store';
 
@@ -42,15 +38,16 @@ export interface ComputedTraitCreate {
 export class AudienceCatalogService {
   private readonly logger: Logger;
   private readonly clock: Clock;
-  private queue: Promise<unknown> = Promise.resolve();
+  private readonly operations: OperationQueue;
 
   constructor(private readonly options: AudienceCatalogServiceOptions) {
     this.logger = options.logger.child({ component: 'catalog' });
     this.clock = options.clock ?? systemClock;
+    this.operations = new OperationQueue({ ready: () => options.store.ready, logger: this.logger });
   }
 
   createAudience(input: AudienceCreate): Promise<Audience> {
-    return this.serialised(async () => {
+    return this.operations.serialised(async () => {
       this.checkKey(input.sourceId, input.key);
       const now = this.now();
       const audience: Audience = {
@@ -62,14 +59,14 @@ export class AudienceCatalogService {
         createdAt: now,
         updatedAt: now,
       };
-      await this.options.writer.put({ kind: 'audience', value: audience });
+      await this.options.writer.put({ kind: 'audience', value: audience }, 1);
       this.logger.info({ audienceId: audience.id, sourceId: audience.sourceId }, 'audience created');
       return audience;
     });
   }
 
   createComputedTrait(input: ComputedTraitCreate): Promise<ComputedTrait> {
-    return this.serialised(async () => {
+    return this.operations.serialised(async () => {
       this.checkKey(input.sourceId, input.key);
       const now = this.now();
       const trait: ComputedTrait = {
@@ -78,7 +75,7 @@ export class AudienceCatalogService {
         createdAt: now,
         updatedAt: now,
       };
-      await this.options.writer.put({ kind: 'computed_trait', value: trait });
+      await this.options.writer.put({ kind: 'computed_trait', value: trait }, 1);
       this.logger.info({ computedTraitId: trait.id, sourceId: trait.sourceId }, 'computed trait created');
       return trait;
     });
@@ -86,11 +83,11 @@ export class AudienceCatalogService {
 
   /** Deletes an audience or computed trait; its identify calls stop (no `false` is sent). */
   delete(kind: 'audience' | 'computed_trait', id: string): Promise<void> {
-    return this.serialised(async () => {
+    return this.operations.serialised(async () => {
       const audiences = this.options.store.audiences;
       const found = kind === 'audience' ? audiences.audience(id) : audiences.computedTrait(id);
       if (!found) throw new CatalogNotFoundError(kind, id);
-      await this.options.writer.remove(id);
+      await this.options.writer.remove(id, this.options.store.versionOf(id));
       this.logger.info({ id, kind, sourceId: found.sourceId }, `${kind.replace('_', ' ')} deleted`);
     });
   }
@@ -106,15 +103,5 @@ export class AudienceCatalogService {
 
   private now(): string {
     return new Date(this.clock.now()).toISOString();
-  }
-
-  private serialised<T>(operation: () => Promise<T>): Promise<T> {
-    const run = () => {
-      if (!this.options.store.ready) throw new CatalogNotReadyError();
-      return operation();
-    };
-    const result = this.queue.then(run, run);
-    this.queue = result.catch(() => undefined);
-    return result;
   }
 }

@@ -83,3 +83,24 @@ export class AudienceKeyTakenError extends HooklineError {
     super(`source ${sourceId} already has ${takenBy} with the trait key ${key}`);
   }
 }
+
+/**
+ * A write made from a version that is no longer current: the request's If-Match is stale, or
+ * another write (on any replica) won the race to the same version. `currentVersion` is undefined
+ * when the entity no longer exists.
+ */
+export class CatalogConflictError extends HooklineError {
+  readonly retriable = false;
+  readonly code = 'precondition_failed';
+  constructor(
+    readonly id: string,
+    readonly currentVersion: number | undefined,
+    readonly expectedVersion?: number,
+  ) {
+    super(
+      `${id} ${expectedVersion === undefined ? 'was changed concurrently' : `is not at version ${expectedVersion}`}: ` +
+        (currentVersion === undefined ? 'it no longer exists' : `its current version is ${currentVersion}`) +
+        '; read it again and retry with If-Match set to its ETag',
+    );
+  }
+}

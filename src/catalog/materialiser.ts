@@ -5,6 +5,7 @@ import type { FollowedRecord } from '../kafka/follower';
 import type { Logger } from '../observability/logger';
 import type { CatalogEntity, CatalogRecordCodec } from '../records/catalog';
 import type { CatalogStore } from './store';
+import { recordVersion } from './versions';
 
 export interface MaterialiserOptions {
   kafka: Kafka;
@@ -32,6 +33,7 @@ export interface Materialiser {
  * A record the codec leaves out (a sources-only view's destinations) is read past, not applied.
  * A record that cannot be decoded (corrupt, unknown schema, no key, id ≠ key) is logged and
  * skipped; a transient failure (registry unavailable) is retried in place, so no change is lost.
+ * Each record's version headers decide whether it applies (compare-and-set, versions.ts).
  */
 export async function startMaterialiser(options: MaterialiserOptions): Promise<Materialiser> {
   const { topic, store } = options;
@@ -56,12 +58,14 @@ export async function startMaterialiser(options: MaterialiserOptions): Promise<M
         throw new UndecodableRecordError(`the ${entity.kind} id differs from the record key`);
       return entity;
     },
-    apply: (record, entity) =>
-      entity ? store.apply(position(record), entity.value.id, entity) : store.passOver(position(record)),
+    apply: (record, entity) => {
+      if (entity) store.apply(position(record), entity.value.id, entity, recordVersion(record.headers));
+      else store.passOver(position(record));
+    },
     tombstone: (record) => {
       const key = keyOf(record);
-      if (key)
-        store.apply(position(record), key, undefined); // deletes the entity
+      // deletes the entity, unless its version says the delete is stale (versions.ts)
+      if (key) store.apply(position(record), key, undefined, recordVersion(record.headers));
       else skip(record, 'record without a key');
     },
     skip,

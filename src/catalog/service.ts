@@ -2,8 +2,7 @@ import { systemClock, type Clock } from '../core/clock';
 import type { Logger } from '../observability/logger';
 import {
   BlockedWebhookUrlError,
-  CatalogNotFoundError,
-  CatalogNotReadyError,
+  CatalogConflictError,
   SourceHasDestinationsError,
   UnknownSourceError,
 } from './errors';
@@ -15,12 +14,16 @@ import { createAddressPolicy, type AddressPolicy } from '../security/address-pol
 import type { SecretSealer } from '../security/secrets';
 import { needsReseal, nextStandardWebhooks, resealSettings, sealHeaders } from './secrets';
 import { blockedWebhook, definedFields, settingsOf, withRateLimit } from './settings';
+import { OperationQueue, expectVersion, found, nextVersion, type WriteCondition } from './operations';
 import type { DestinationCreate, DestinationPatch, SourceCreate, SourcePatch } from './validation';
 
-/** The write side the service needs; CatalogWriter in production. */
+/**
+ * The write side the service needs; CatalogWriter in production. With `version` a write is a
+ * compare-and-set (versions.ts) and rejects with CatalogConflictError when it loses.
+ */
 export interface CatalogWrites {
-  put(entity: CatalogEntity): Promise<void>;
-  remove(id: string): Promise<void>;
+  put(entity: CatalogEntity, version?: number): Promise<void>;
+  remove(id: string, version?: number): Promise<void>;
 }
 
 export interface CatalogServiceOptions {
@@ -46,8 +49,9 @@ export interface ReencryptResult {
 /**
  * The catalog's operations. Each checks the request against the materialised catalog, writes
  * the resulting records, and returns once this process has applied them. Operations of one
- * process run one at a time, so their checks see each other's results; across processes the
- * last write wins.
+ * process run one at a time, so their checks see each other's results. Across processes every
+ * change is a compare-and-set on the entity's version: with If-Match a lost race is a
+ * CatalogConflictError (412); without, the operation re-reads the entity and applies itself again.
  */
 export class CatalogService {
   private readonly store: CatalogStore;
@@ -56,7 +60,7 @@ export class CatalogService {
   private readonly logger: Logger;
   private readonly clock: Clock;
   private readonly addressPolicy: AddressPolicy;
-  private queue: Promise<unknown> = Promise.resolve();
+  private readonly operations: OperationQueue;
 
   constructor(options: CatalogServiceOptions) {
     this.store = options.store;
@@ -65,11 +69,12 @@ export class CatalogService {
     this.logger = options.logger.child({ component: 'catalog' });
     this.clock = options.clock ?? systemClock;
     this.addressPolicy = options.addressPolicy ?? createAddressPolicy();
+    this.operations = new OperationQueue({ ready: () => this.store.ready, logger: this.logger });
   }
 
   /** Creates a source with a new write key; the key is returned here and never again. */
   createSource(input: SourceCreate): Promise<{ source: Source; writeKey: string }> {
-    return this.serialised(async () => {
+    return this.operations.serialised(async () => {
       const writeKey = newWriteKey();
       const now = this.now();
       const source: Source = {
@@ -80,19 +85,21 @@ export class CatalogService {
         writeKeyPrefix: writeKeyPrefix(writeKey),
         createdAt: now,
         updatedAt: now,
+        version: 1,
       };
-      await this.writer.put({ kind: 'source', value: source });
+      await this.writer.put({ kind: 'source', value: source }, 1);
       this.logger.info({ sourceId: source.id }, 'source created');
       return { source, writeKey };
     });
   }
 
-  updateSource(id: string, patch: SourcePatch): Promise<Source> {
-    return this.serialised(async () => {
-      const current = this.existingSource(id);
-      const source: Source = { ...current, ...definedFields(patch), updatedAt: this.now() };
-      await this.writer.put({ kind: 'source', value: source });
-      this.logger.info({ sourceId: id }, 'source updated');
+  updateSource(id: string, patch: SourcePatch, condition: WriteCondition = {}): Promise<Source> {
+    return this.operations.versioned(id, condition, async () => {
+      const current = expectVersion(found('source', id, this.store.source(id)), condition);
+      const version = nextVersion(current);
+      const source: Source = { ...current, ...definedFields(patch), updatedAt: this.now(), version };
+      await this.writer.put({ kind: 'source', value: source }, version);
+      this.logger.info({ sourceId: id, version }, 'source updated');
       return source;
     });
   }
@@ -101,21 +108,25 @@ export class CatalogService {
    * Deletes a source. With destinations, it fails unless `cascade`, which deletes them first
    * (so an interrupted cascade never leaves destinations without their source).
    */
-  deleteSource(id: string, options: { cascade: boolean }): Promise<{ deletedDestinationIds: string[] }> {
-    return this.serialised(async () => {
-      this.existingSource(id);
-      const destinationIds = this.store.destinationsOfSource(id).map((d) => d.id);
+  deleteSource(
+    id: string,
+    options: { cascade: boolean } & WriteCondition,
+  ): Promise<{ deletedDestinationIds: string[] }> {
+    return this.operations.versioned(id, options, async () => {
+      const source = expectVersion(found('source', id, this.store.source(id)), options);
+      const destinations = this.store.destinationsOfSource(id);
+      const destinationIds = destinations.map((d) => d.id);
       if (destinationIds.length > 0 && !options.cascade)
         throw new SourceHasDestinationsError(id, destinationIds);
-      for (const destinationId of destinationIds) await this.writer.remove(destinationId);
-      await this.writer.remove(id);
+      for (const d of destinations) await this.writer.remove(d.id, d.version ?? 0);
+      await this.writer.remove(id, source.version ?? 0);
       this.logger.info({ sourceId: id, deletedDestinationIds: destinationIds }, 'source deleted');
       return { deletedDestinationIds: destinationIds };
     });
   }
 
   createDestination(input: DestinationCreate): Promise<Destination> {
-    return this.serialised(async () => {
+    return this.operations.serialised(async () => {
       if (!this.store.source(input.sourceId)) throw new UnknownSourceError(input.sourceId);
       this.checkAddresses(input.settings.webhooks);
       const now = this.now();
@@ -138,6 +149,7 @@ export class CatalogService {
         ),
         createdAt: now,
         updatedAt: now,
+        version: 1,
       };
       const created = await this.putDestination(destination);
       this.logger.info({ destinationId: created.id, sourceId: created.sourceId }, 'destination created');
@@ -145,9 +157,13 @@ export class CatalogService {
     });
   }
 
-  updateDestination(id: string, patch: DestinationPatch): Promise<Destination> {
-    return this.serialised(async () => {
-      const current = this.existingDestination(id);
+  updateDestination(
+    id: string,
+    patch: DestinationPatch,
+    condition: WriteCondition = {},
+  ): Promise<Destination> {
+    return this.operations.versioned(id, condition, async () => {
+      const current = expectVersion(found('destination', id, this.store.destination(id)), condition);
       const { settings: settingsPatch, ...fields } = patch;
       if (settingsPatch?.webhooks) this.checkAddresses(settingsPatch.webhooks);
       const secret =
@@ -176,6 +192,7 @@ export class CatalogService {
             : (settingsPatch.maxRequestsPerSecond ?? undefined),
         ),
         updatedAt: now,
+        version: nextVersion(current),
       };
       const updated = await this.putDestination(destination);
       this.logger.info({ destinationId: id, sourceId: updated.sourceId }, 'destination updated');
@@ -185,10 +202,11 @@ export class CatalogService {
 
   /**
    * Stops deliveries to one URL of a destination (it answered 410 Gone), keeping the others.
-   * Idempotent: an already disabled or no longer configured URL is left as it is.
+   * Idempotent: an already disabled or no longer configured URL is left as it is. Racing another
+   * change, it re-reads the destination and disables the URL in what won, so both changes stay.
    */
   disableWebhook(id: string, url: string, reason: string): Promise<Destination | undefined> {
-    return this.serialised(async () => {
+    return this.operations.versioned(id, {}, async () => {
       const current = this.store.destination(id);
       const index = current?.settings.webhooks.findIndex((w) => w.url === url && !w.disabled) ?? -1;
       if (!current || index === -1) return undefined;
@@ -200,6 +218,7 @@ export class CatalogService {
         ...current,
         settings: { ...current.settings, webhooks },
         updatedAt: now,
+        version: nextVersion(current),
       };
       const updated = await this.putDestination(destination);
       this.logger.warn(
@@ -210,10 +229,10 @@ export class CatalogService {
     });
   }
 
-  deleteDestination(id: string): Promise<void> {
-    return this.serialised(async () => {
-      const current = this.existingDestination(id);
-      await this.writer.remove(id);
+  deleteDestination(id: string, condition: WriteCondition = {}): Promise<void> {
+    return this.operations.versioned(id, condition, async () => {
+      const current = expectVersion(found('destination', id, this.store.destination(id)), condition);
+      await this.writer.remove(id, current.version ?? 0);
       this.logger.info({ destinationId: id, sourceId: current.sourceId }, 'destination deleted');
     });
   }
@@ -227,10 +246,11 @@ export class CatalogService {
   /**
    * Rewrites every destination that holds plaintext (written before encryption) or values sealed
    * under HOOKLINE_SECRETS_KEY_PREVIOUS, under the current key. Idempotent; `updatedAt` is kept,
-   * since nothing a user set has changed. Run it after rolling out a new key to every process.
+   * since nothing a user set has changed. Run it after rolling out a new key to every process. A
+   * destination changed meanwhile on another replica is skipped: run it again until it answers 0.
    */
   reencryptDestinations(): Promise<ReencryptResult> {
-    return this.serialised(async () => {
+    return this.operations.serialised(async () => {
       let reencrypted = 0;
       let unchanged = 0;
       for (const destination of this.store.destinations()) {
@@ -238,8 +258,12 @@ export class CatalogService {
           unchanged++;
           continue;
         }
-        await this.putDestination(destination);
-        reencrypted++;
+        try {
+          await this.putDestination({ ...destination, version: nextVersion(destination) });
+          reencrypted++;
+        } catch (err) {
+          if (!(err instanceof CatalogConflictError)) throw err; // changed meanwhile: not counted
+        }
       }
       this.logger.info({ reencrypted, unchanged }, 'destinations re-encrypted under the current key');
       return { reencrypted, unchanged };
@@ -249,7 +273,7 @@ export class CatalogService {
   /** Every destination write: its stored secrets are brought under the current key first. */
   private async putDestination(destination: Destination): Promise<Destination> {
     const value = { ...destination, settings: resealSettings(destination.settings, this.sealer) };
-    await this.writer.put({ kind: 'destination', value });
+    await this.writer.put({ kind: 'destination', value }, destination.version);
     return value;
   }
 
@@ -263,38 +287,7 @@ export class CatalogService {
     return webhooks.map((w) => ({ url: w.url, headers: sealHeaders(w.headers, this.sealer) }));
   }
 
-  private existingSource(id: string): Source {
-    const source = this.store.source(id);
-    if (!source) throw new CatalogNotFoundError('source', id);
-    return source;
-  }
-
-  private existingDestination(id: string): Destination {
-    const destination = this.store.destination(id);
-    if (!destination) throw new CatalogNotFoundError('destination', id);
-    return destination;
-  }
-
-  /** Checks against a half-loaded catalog would be wrong (unknown source, missing entity). */
-  private ensureReady(): void {
-    if (!this.store.ready) throw new CatalogNotReadyError();
-  }
-
   private now(): string {
     return new Date(this.clock.now()).toISOString();
-  }
-
-  /**
-   * Runs operations of this process one after another, whatever the outcome of the previous one,
-   * and only on a caught-up catalog.
-   */
-  private serialised<T>(operation: () => Promise<T>): Promise<T> {
-    const run = () => {
-      this.ensureReady();
-      return operation();
-    };
-    const result = this.queue.then(run, run);
-    this.queue = result.catch(() => undefined);
-    return result;
   }
 }

@@ -2,6 +2,7 @@ import { hashWriteKey } from './keys';
 import type { Destination, Source } from '../records/catalog-model';
 import type { CatalogEntity } from '../records/catalog';
 import { AudienceCatalogState, type AudienceChange } from './audience-state';
+import type { KeyState } from './versions';
 
 /** One applied change; `before`/`after` undefined = did not exist / was deleted. */
 export type CatalogChange =
@@ -25,15 +26,43 @@ export class CatalogState {
   >();
   /** Audiences and computed traits (audience-state.ts). */
   readonly audiences = new AudienceCatalogState();
+  /** The version of every entity (versions.ts), and the ids a tombstone removed. */
+  private readonly versions = new Map<string, number>();
+  private readonly deleted = new Set<string>();
 
-  /** A record with a value: create or replace the entity under its id. */
-  put(entity: CatalogEntity): CatalogChange {
+  /**
+   * A record with a value: create or replace the entity under its id, at `version` (absent: a
+   * record written before versions existed, version 0). Sources and destinations carry it.
+   */
+  put(entity: CatalogEntity, version?: number): CatalogChange {
+    this.versions.set(entity.value.id, version ?? 0);
     if (entity.kind === 'audience' || entity.kind === 'computed_trait') return this.audiences.put(entity);
-    return entity.kind === 'source' ? this.putSource(entity.value) : this.putDestination(entity.value);
+    return entity.kind === 'source'
+      ? this.putSource(stamped(entity.value, version))
+      : this.putDestination(stamped(entity.value, version));
+  }
+
+  /** The key's version and whether a tombstone removed it: what `decideRecord` needs. */
+  keyState(id: string): KeyState {
+    return { version: this.versions.get(id), deleted: this.deleted.has(id) };
+  }
+
+  /** The entity under `id`, of any kind: what a repair record re-appends. */
+  entity(id: string): CatalogEntity | undefined {
+    const source = this.sourcesById.get(id);
+    if (source) return { kind: 'source', value: source };
+    const destination = this.destinationsById.get(id);
+    if (destination) return { kind: 'destination', value: destination };
+    const audience = this.audiences.audience(id);
+    if (audience) return { kind: 'audience', value: audience };
+    const trait = this.audiences.computedTrait(id);
+    return trait && { kind: 'computed_trait', value: trait };
   }
 
   /** A tombstone: delete whatever entity has this id; undefined when there was none. */
   remove(id: string): CatalogChange | undefined {
+    this.versions.delete(id);
+    this.deleted.add(id);
     const source = this.sourcesById.get(id);
     if (source) {
       this.sourcesById.delete(id);
@@ -115,6 +144,11 @@ export class CatalogState {
     index.sorted = undefined;
     if (index.byId.size === 0) this.destinationsBySource.delete(destination.sourceId);
   }
+}
+
+/** The entity carrying its version; as it is when the record had none. */
+function stamped<T extends { version?: number }>(value: T, version: number | undefined): T {
+  return version === undefined ? value : { ...value, version };
 }
 
 /**

@@ -7,6 +7,7 @@ import type { CatalogEntity } from '../records/catalog';
 import { CatalogLagError } from './errors';
 import { CatalogState, type CatalogChange } from './state';
 import type { AudienceCatalogState } from './audience-state';
+import { decideRecord, type RecordVersion } from './versions';
 
 /** The read side of the audience definitions. */
 export type AudienceCatalogReads = Pick<
@@ -30,6 +31,21 @@ export interface TopicPosition {
   offset: string;
 }
 
+/** A record `decideRecord` rejected: a write made from a version that was no longer current. */
+export interface Rejection {
+  id: string;
+  /** The key's version when the record was rejected; undefined when no entity held it. */
+  currentVersion: number | undefined;
+  /**
+   * The record was the last of its key so far: compaction would keep it instead of the winner,
+   * so its writer re-appends the current state (`entity`, or a tombstone when undefined).
+   */
+  repair?: { entity: CatalogEntity | undefined; version: number | undefined };
+}
+
+/** Rejections remembered for their writers, who ask right after their record is applied. */
+const MAX_REJECTIONS = 1_024;
+
 /**
  * The process's copy of the catalog, fed by the materialiser from the catalog topic. Reads are
  * in-memory and synchronous; `ready` turns true once the topic has been read up to where it stood
@@ -39,6 +55,9 @@ export class CatalogStore implements CatalogView {
   private readonly state = new CatalogState();
   private readonly progress = new ReadProgress({ lagError: (message) => new CatalogLagError(message) });
   private readonly listeners = new Set<CatalogListener>();
+  /** Recent rejections by `partition:offset`, and per key the offset of its last accepted record. */
+  private readonly rejections = new Map<string, Omit<Rejection, 'repair'>>();
+  private readonly lastAccepted = new Map<string, bigint>();
   private readonly logger: Logger;
   private readonly clock: Clock;
   private readonly skipped: Counter | undefined;
@@ -157,10 +176,41 @@ export class CatalogStore implements CatalogView {
     return this.progress.isNew(position.partition, position.offset);
   }
 
-  /** Applies one topic record: an entity, or a tombstone (`undefined`) for `id`. */
-  apply(position: TopicPosition, id: string, entity: CatalogEntity | undefined): void {
+  /** The entity's version (versions.ts); undefined when there is no such entity. */
+  versionOf(id: string): number | undefined {
+    return this.state.keyState(id).version;
+  }
+
+  /** The rejection of the record at `position`, if it was rejected (and recently). */
+  rejection(position: TopicPosition): Rejection | undefined {
+    const rejected = this.rejections.get(`${position.partition}:${position.offset}`);
+    if (!rejected) return undefined;
+    const last = this.lastAccepted.get(rejected.id);
+    if (last !== undefined && last > BigInt(position.offset)) return rejected;
+    const { version } = this.state.keyState(rejected.id);
+    return { ...rejected, repair: { entity: this.state.entity(rejected.id), version } };
+  }
+
+  /**
+   * Applies one topic record, an entity or a tombstone (`undefined`) for `id`, if `decideRecord`
+   * accepts it given its version headers (none: applied unconditionally).
+   */
+  apply(
+    position: TopicPosition,
+    id: string,
+    entity: CatalogEntity | undefined,
+    record: RecordVersion = { repair: false },
+  ): void {
     if (!this.isNew(position)) return;
-    const change = entity ? this.state.put(entity) : this.state.remove(id);
+    const key = this.state.keyState(id);
+    const decision = decideRecord(key, { ...record, tombstone: entity === undefined });
+    let change: CatalogChange | undefined;
+    if (decision === 'reject') this.remember(position, { id, currentVersion: key.version });
+    else this.lastAccepted.set(id, BigInt(position.offset));
+    // A tombstone that changes nothing still marks the key deleted, as on a replica that saw the
+    // entity: one that replays a compacted log (where only a repair tombstone is left) agrees.
+    if (decision === 'apply' || (decision === 'noop' && !entity))
+      change = entity ? this.state.put(entity, record.version) : this.state.remove(id);
     this.progress.advance(position.partition, position.offset);
     if (change) this.notify(change);
   }
@@ -179,6 +229,15 @@ export class CatalogStore implements CatalogView {
   /** Rejects pending `waitForOffset` calls; called when the materialiser stops. */
   close(): void {
     this.progress.close();
+  }
+
+  private remember(position: TopicPosition, rejection: Omit<Rejection, 'repair'>): void {
+    this.logger.info(
+      { ...position, id: rejection.id, currentVersion: rejection.currentVersion },
+      'catalog record rejected: written from a stale version',
+    );
+    this.rejections.set(`${position.partition}:${position.offset}`, rejection);
+    if (this.rejections.size > MAX_REJECTIONS) this.rejections.delete(this.rejections.keys().next().value!);
   }
 
   private notify(change: CatalogChange): void {

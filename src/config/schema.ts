@@ -102,7 +102,11 @@ export const envSchema = z.object({
   HOOKLINE_TOPIC_REPLICATION_FACTOR: envInt({ min: -1, max: 32 }).default(-1),
   /** How long a Kafka write may take before the caller gets "unavailable". */
   HOOKLINE_KAFKA_ACK_TIMEOUT: envDurationMs().default(10_000),
-  /** A consumer that stops heartbeating (crashed, SIGKILL) loses its partitions after this long. */
+  /**
+   * A consumer that stops heartbeating (crashed, SIGKILL) loses its partitions after this long; its
+   * group heartbeats every third of it, at most 3 s (src/kafka/group-timings.ts). At least the
+   * broker's group.min.session.timeout.ms (6 s by default).
+   */
   HOOKLINE_KAFKA_SESSION_TIMEOUT: envDurationMs().default(30_000),
 
   // --- Routing and delivery ---

@@ -7,8 +7,13 @@ export interface OperationSpec {
   /** Request body schema (JSON); its input side is documented. */
   body?: z.ZodType;
   query?: { name: string; description: string; schema: Record<string, unknown> }[];
-  /** Success answers and operation-specific errors; 400/401/404/503 are added from the route's shape. */
-  responses: Record<number, { description: string; schema?: z.ZodType }>;
+  /** Request headers the operation reads (such as If-Match), all optional. */
+  headers?: { name: string; description: string }[];
+  /**
+   * Success answers and operation-specific errors, with the headers they carry (name → description);
+   * 400/401/404/503 are added from the route's shape.
+   */
+  responses: Record<number, { description: string; schema?: z.ZodType; headers?: Record<string, string> }>;
 }
 
 type JsonObject = Record<string, unknown>;
@@ -43,11 +48,19 @@ export function buildOpenApiDocument(
     const pathParams = [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
     const responses: JsonObject = {};
     for (const [status, response] of Object.entries(spec.responses)) {
-      responses[status] = response.schema
+      const answer: JsonObject = response.schema
         ? { description: response.description, content: jsonContent(ref(response.schema, 'output')) }
         : Number(status) >= 400
           ? errorResponse(response.description)
           : { description: response.description };
+      if (response.headers)
+        answer.headers = Object.fromEntries(
+          Object.entries(response.headers).map(([name, description]) => [
+            name,
+            { description, schema: { type: 'string' } },
+          ]),
+        );
+      responses[status] = answer;
     }
     if (spec.body || spec.query)
       responses['400'] ??= errorResponse('Invalid request (error = validation_failed or invalid_json).');
@@ -65,6 +78,13 @@ export function buildOpenApiDocument(
         required: false,
         description: q.description,
         schema: q.schema,
+      })),
+      ...(spec.headers ?? []).map((h) => ({
+        name: h.name,
+        in: 'header',
+        required: false,
+        description: h.description,
+        schema: { type: 'string' },
       })),
     ];
     paths[path] ??= {};
@@ -87,6 +107,8 @@ export function buildOpenApiDocument(
       description:
         'Sources and Webhooks destinations. Every change is a record on the compacted catalog topic; ' +
         'a write is answered once it is on Kafka and applied by the answering process. ' +
+        'Sources and destinations carry a version, also their ETag; PATCH and DELETE take If-Match and ' +
+        'answer 412 precondition_failed when the entity has changed since, on any replica. ' +
         'Also: dead letters (list, inspect, redrive), recent delivery attempts, replays of the events topic, ' +
         'and deletion requests.',
     },

@@ -6,6 +6,7 @@ import { errorMessage } from '../core/errors';
 import type { Logger } from '../observability/logger';
 import { startLagMonitor } from './lag';
 import { PartitionOffsets } from './offset-tracker';
+import { groupTimings } from './group-timings';
 
 export interface ConsumedMessage {
   topic: string;
@@ -53,7 +54,10 @@ export interface ConcurrentConsumerOptions {
    */
   keyOrdered?: boolean;
   clock?: Clock;
-  /** Extra kafkajs consumer settings. */
+  /**
+   * A member that stops heartbeating (crashed, SIGKILL) loses its partitions after this long.
+   * Default 30 s. The heartbeat interval follows it (group-timings.ts).
+   */
   sessionTimeoutMs?: number;
   maxWaitTimeInMs?: number;
 }
@@ -83,7 +87,7 @@ export class ConcurrentConsumer {
   constructor(private readonly options: ConcurrentConsumerOptions) {
     this.consumer = options.kafka.consumer({
       groupId: options.groupId,
-      sessionTimeout: options.sessionTimeoutMs ?? 30_000,
+      ...groupTimings(options.sessionTimeoutMs ?? 30_000),
       maxWaitTimeInMs: options.maxWaitTimeInMs ?? 100,
       allowAutoTopicCreation: false,
     });

@@ -15,6 +15,8 @@ export interface FollowedRecord {
   timestampMs: number;
   key: Buffer | null;
   value: Buffer | null;
+  /** The record's headers, as kafkajs hands them over (absent when it has none). */
+  headers?: Record<string, Buffer | string | (Buffer | string)[] | undefined>;
 }
 
 export interface FollowerOptions {
@@ -113,6 +115,7 @@ export async function startFollower(options: FollowerOptions): Promise<Follower>
             timestampMs: Number(m.timestamp),
             key: m.key ?? null,
             value: m.value ?? null,
+            ...(m.headers && { headers: m.headers }),
           });
         }
         if (records.length > 0) {

@@ -14,6 +14,11 @@ export interface Source {
   writeKeyPrefix?: string;
   createdAt: string;
   updatedAt: string;
+  /**
+   * The catalog's version of this entity (1 at creation, +1 per change; 0 when written before
+   * versions existed). Carried in the record header `hookline-version`, not in the Avro value.
+   */
+  version?: number;
 }
 
 export interface WebhookEntry {
@@ -65,6 +70,8 @@ export interface Destination {
   settings: DestinationSettings;
   createdAt: string;
   updatedAt: string;
+  /** As `Source.version`. */
+  version?: number;
 }
 
 /** Read side of the catalog, as every role sees it. Lookups are in-memory and synchronous. */

@@ -23,7 +23,11 @@ export type CatalogEntity =
 type AvroRecord = Record<string, unknown>;
 
 export function sourceToRecord(source: Source): AvroRecord {
-  return { ...source, writeKeyPrefix: source.writeKeyPrefix ?? '', ...timestampsToRecord(source) };
+  return {
+    ...withoutVersion(source),
+    writeKeyPrefix: source.writeKeyPrefix ?? '',
+    ...timestampsToRecord(source),
+  };
 }
 
 export function sourceFromRecord(record: AvroRecord): Source {
@@ -42,7 +46,7 @@ export function destinationToRecord(destination: Destination): AvroRecord {
   const { sharedSecret, standardWebhooksSecret, standardWebhooksPrevious, webhooks, maxRequestsPerSecond } =
     destination.settings;
   return {
-    ...destination,
+    ...withoutVersion(destination),
     settings: {
       sharedSecret: sharedSecret ?? null,
       maxRequestsPerSecond: maxRequestsPerSecond ?? null,
@@ -122,6 +126,13 @@ export function entityFromRecord(name: string, value: AvroRecord): CatalogEntity
   const audienceEntity = audienceEntityFromRecord(name, value);
   if (audienceEntity) return audienceEntity;
   throw new UndecodableRecordError(`${name} is not a catalog record`);
+}
+
+/** The version travels in a record header (src/catalog/versions.ts), not in the Avro value. */
+function withoutVersion<T extends { version?: number }>(entity: T): Omit<T, 'version'> {
+  const copy = { ...entity };
+  delete copy.version;
+  return copy;
 }
 
 function timestampsToRecord(entity: { createdAt: string; updatedAt: string }): AvroRecord {

@@ -1,4 +1,4 @@
-import type { TestApp } from './app';
+import { ADMIN_TOKEN, type TestApp } from './app';
 
 /** Creates a source and returns its id and write key. */
 export async function createSource(
@@ -54,4 +54,28 @@ export async function sendTracking(
     body: typeof body === 'string' ? body : JSON.stringify(body),
   });
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+}
+
+/** An admin call that may send If-Match, and returns the answer's ETag too. */
+export async function conditionalAdmin(
+  t: TestApp,
+  method: string,
+  path: string,
+  options: { body?: unknown; ifMatch?: string } = {},
+): Promise<{ status: number; etag: string | null; body: Record<string, unknown> }> {
+  const res = await fetch(`${t.adminUrl}${path}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${ADMIN_TOKEN}`,
+      'content-type': 'application/json',
+      ...(options.ifMatch !== undefined && { 'if-match': options.ifMatch }),
+    },
+    body: options.body === undefined ? undefined : JSON.stringify(options.body),
+  });
+  const text = await res.text();
+  return {
+    status: res.status,
+    etag: res.headers.get('etag'),
+    body: (text ? JSON.parse(text) : {}) as Record<string, unknown>,
+  };
 }

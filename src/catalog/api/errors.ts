@@ -1,6 +1,7 @@
 import {
   AudienceKeyTakenError,
   BlockedWebhookUrlError,
+  CatalogConflictError,
   CatalogNotFoundError,
   CatalogNotReadyError,
   SourceHasDestinationsError,
@@ -27,6 +28,11 @@ export function toHttpError(err: unknown): unknown {
     const path = `settings.webhooks.${err.urlIndex}.url`;
     return new HttpError(400, 'validation_failed', `${path}: ${err.message}`, {
       issues: [{ path, code: err.code, message: err.message }],
+    });
+  }
+  if (err instanceof CatalogConflictError) {
+    return new HttpError(412, err.code, err.message, {
+      ...(err.currentVersion !== undefined && { currentVersion: err.currentVersion }),
     });
   }
   if (err instanceof CatalogNotReadyError) return new HttpError(503, err.code, err.message);

@@ -24,6 +24,7 @@ import {
   sourceViewSchema,
   type CircuitReader,
 } from './views';
+import { ETAG_HEADER, IF_MATCH_HEADER, PRECONDITION_FAILED, etag, writeCondition } from './preconditions';
 
 /** Admin bodies are small: a destination with 5 URLs and 20 headers each fits easily. */
 const MAX_BODY_BYTES = 256 * 1024;
@@ -63,13 +64,18 @@ export function catalogRoutes({ service, store, circuits }: CatalogRoutesOptions
         operationId: 'createSource',
         summary: 'Create a source; the answer carries its write key, shown only this once.',
         body: sourceCreateSchema,
-        responses: { 201: { description: 'Created.', schema: sourceCreatedSchema } },
+        responses: { 201: { description: 'Created.', schema: sourceCreatedSchema, headers: ETAG_HEADER } },
       },
       handler: async ({ req, res }) => {
         const { source: created, writeKey } = await service.createSource(
           await parseBody(req, sourceCreateSchema),
         );
-        sendJson(res, 201, { ...sourceView(created), writeKey }, { location: `${sources}/${created.id}` });
+        sendJson(
+          res,
+          201,
+          { ...sourceView(created), writeKey },
+          { location: `${sources}/${created.id}`, ...etag(created) },
+        );
       },
     },
     {
@@ -88,9 +94,12 @@ export function catalogRoutes({ service, store, circuits }: CatalogRoutesOptions
       spec: {
         operationId: 'getSource',
         summary: 'Get a source (without its write key).',
-        responses: { 200: { description: 'The source.', schema: sourceViewSchema } },
+        responses: { 200: { description: 'The source.', schema: sourceViewSchema, headers: ETAG_HEADER } },
       },
-      handler: (ctx) => sendJson(ctx.res, 200, sourceView(source(ctx))),
+      handler: (ctx) => {
+        const found = source(ctx);
+        sendJson(ctx.res, 200, sourceView(found), etag(found));
+      },
     },
     {
       method: 'PATCH',
@@ -99,11 +108,17 @@ export function catalogRoutes({ service, store, circuits }: CatalogRoutesOptions
         operationId: 'updateSource',
         summary: 'Change a source’s name or enabled flag.',
         body: sourcePatchSchema,
-        responses: { 200: { description: 'The updated source.', schema: sourceViewSchema } },
+        headers: [IF_MATCH_HEADER],
+        responses: {
+          200: { description: 'The updated source.', schema: sourceViewSchema, headers: ETAG_HEADER },
+          ...PRECONDITION_FAILED,
+        },
       },
       handler: async (ctx) => {
+        const condition = writeCondition(ctx);
         const patch = await parseBody(ctx.req, sourcePatchSchema);
-        sendJson(ctx.res, 200, sourceView(await service.updateSource(ctx.params.id!, patch)));
+        const updated = await service.updateSource(ctx.params.id!, patch, condition);
+        sendJson(ctx.res, 200, sourceView(updated), etag(updated));
       },
     },
     {
@@ -119,14 +134,16 @@ export function catalogRoutes({ service, store, circuits }: CatalogRoutesOptions
             schema: { type: 'boolean' },
           },
         ],
+        headers: [IF_MATCH_HEADER],
         responses: {
           204: { description: 'Deleted.' },
           409: { description: 'The source still has destinations.' },
+          ...PRECONDITION_FAILED,
         },
       },
       handler: async (ctx) => {
         const cascade = booleanQuery(ctx, 'cascade');
-        await service.deleteSource(ctx.params.id!, { cascade });
+        await service.deleteSource(ctx.params.id!, { cascade, ...writeCondition(ctx) });
         noContent(ctx.res);
       },
     },
@@ -138,13 +155,16 @@ export function catalogRoutes({ service, store, circuits }: CatalogRoutesOptions
         summary: 'Create a Webhooks destination of a source.',
         body: destinationCreateSchema,
         responses: {
-          201: { description: 'Created.', schema: destinationViewSchema },
+          201: { description: 'Created.', schema: destinationViewSchema, headers: ETAG_HEADER },
           422: { description: 'The sourceId names no source (error = unknown_source).' },
         },
       },
       handler: async ({ req, res }) => {
         const created = await service.createDestination(await parseBody(req, destinationCreateSchema));
-        sendJson(res, 201, destinationView(created, circuits), { location: `${destinations}/${created.id}` });
+        sendJson(res, 201, destinationView(created, circuits), {
+          location: `${destinations}/${created.id}`,
+          ...etag(created),
+        });
       },
     },
     {
@@ -170,9 +190,14 @@ export function catalogRoutes({ service, store, circuits }: CatalogRoutesOptions
       spec: {
         operationId: 'getDestination',
         summary: 'Get a destination (the shared secret shows only as sharedSecretSet).',
-        responses: { 200: { description: 'The destination.', schema: destinationViewSchema } },
+        responses: {
+          200: { description: 'The destination.', schema: destinationViewSchema, headers: ETAG_HEADER },
+        },
       },
-      handler: (ctx) => sendJson(ctx.res, 200, destinationView(destination(ctx), circuits)),
+      handler: (ctx) => {
+        const found = destination(ctx);
+        sendJson(ctx.res, 200, destinationView(found, circuits), etag(found));
+      },
     },
     {
       method: 'PATCH',
@@ -182,15 +207,21 @@ export function catalogRoutes({ service, store, circuits }: CatalogRoutesOptions
         summary:
           'Change a destination. settings.webhooks replaces the list; settings.sharedSecret null removes it.',
         body: destinationPatchSchema,
-        responses: { 200: { description: 'The updated destination.', schema: destinationViewSchema } },
+        headers: [IF_MATCH_HEADER],
+        responses: {
+          200: {
+            description: 'The updated destination.',
+            schema: destinationViewSchema,
+            headers: ETAG_HEADER,
+          },
+          ...PRECONDITION_FAILED,
+        },
       },
       handler: async (ctx) => {
+        const condition = writeCondition(ctx);
         const patch = await parseBody(ctx.req, destinationPatchSchema);
-        sendJson(
-          ctx.res,
-          200,
-          destinationView(await service.updateDestination(ctx.params.id!, patch), circuits),
-        );
+        const updated = await service.updateDestination(ctx.params.id!, patch, condition);
+        sendJson(ctx.res, 200, destinationView(updated, circuits), etag(updated));
       },
     },
     {
@@ -199,10 +230,11 @@ export function catalogRoutes({ service, store, circuits }: CatalogRoutesOptions
       spec: {
         operationId: 'deleteDestination',
         summary: 'Delete a destination.',
-        responses: { 204: { description: 'Deleted.' } },
+        headers: [IF_MATCH_HEADER],
+        responses: { 204: { description: 'Deleted.' }, ...PRECONDITION_FAILED },
       },
       handler: async (ctx) => {
-        await service.deleteDestination(ctx.params.id!);
+        await service.deleteDestination(ctx.params.id!, writeCondition(ctx));
         noContent(ctx.res);
       },
     },

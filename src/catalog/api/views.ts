@@ -9,6 +9,14 @@ import { REDACTED_HEADER_VALUE } from '../validation';
  */
 const timestamp = z.string().meta({ format: 'date-time', description: 'ISO 8601 UTC.' });
 const timestamps = { createdAt: timestamp, updatedAt: timestamp };
+const version = z
+  .number()
+  .int()
+  .meta({
+    description:
+      'The entity’s version: 1 at creation, +1 per change (0: last written before versions existed). ' +
+      'Also the ETag of a read, `"<version>"`; send it back as If-Match to change the entity only if unchanged.',
+  });
 
 export const sourceViewSchema = z
   .object({
@@ -19,6 +27,7 @@ export const sourceViewSchema = z
       .string()
       .optional()
       .meta({ description: 'First characters of the write key, to tell keys apart.' }),
+    version,
     ...timestamps,
   })
   .meta({ id: 'Source' });
@@ -77,6 +86,7 @@ export const destinationViewSchema = z
         }),
       ),
     }),
+    version,
     ...timestamps,
   })
   .meta({ id: 'Destination' });
@@ -101,6 +111,7 @@ export function sourceView(source: Source): SourceView {
     id: source.id,
     name: source.name,
     enabled: source.enabled,
+    version: source.version ?? 0,
     createdAt: source.createdAt,
     updatedAt: source.updatedAt,
   };
@@ -134,6 +145,7 @@ export function destinationView(destination: Destination, circuits?: CircuitRead
         ...(states && { circuit: states[i]! }),
       })),
     },
+    version: destination.version ?? 0,
     createdAt: destination.createdAt,
     updatedAt: destination.updatedAt,
   };

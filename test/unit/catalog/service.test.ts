@@ -6,37 +6,18 @@ import {
   SourceHasDestinationsError,
   UnknownSourceError,
 } from '../../../src/catalog/errors';
-import type { CatalogEntity } from '../../../src/records/catalog';
-import { CatalogService, type CatalogWrites } from '../../../src/catalog/service';
+import { CatalogService } from '../../../src/catalog/service';
 import { CatalogStore } from '../../../src/catalog/store';
 import { destinationCreateSchema, destinationPatchSchema } from '../../../src/catalog/validation';
 import { HttpError } from '../../../src/http/respond';
 import { silentLogger } from '../../../src/observability/logger';
 import { createAddressPolicy, type AddressPolicy } from '../../../src/security/address-policy';
 import { SecretKeyring, isSealed, sealedKeyId } from '../../../src/security/secrets';
+import { LoopbackWriter } from './loopback';
 
 const KEY = Buffer.alloc(32, 3);
 const NEW_KEY = Buffer.alloc(32, 4);
 const keyring = new SecretKeyring({ current: KEY });
-
-/** Writes straight into the store, as the topic and the materialiser would, and keeps the log. */
-class LoopbackWriter implements CatalogWrites {
-  readonly log: { key: string; entity: CatalogEntity | undefined }[] = [];
-  constructor(private readonly store: CatalogStore) {}
-
-  async put(entity: CatalogEntity): Promise<void> {
-    this.append(entity.value.id, entity);
-  }
-
-  async remove(id: string): Promise<void> {
-    this.append(id, undefined);
-  }
-
-  private append(key: string, entity: CatalogEntity | undefined): void {
-    this.store.apply({ partition: 0, offset: String(this.log.length) }, key, entity);
-    this.log.push({ key, entity });
-  }
-}
 
 function setup(sealer: SecretKeyring = keyring, addressPolicy?: AddressPolicy) {
   const store = new CatalogStore({ logger: silentLogger() });
@@ -174,9 +155,9 @@ describe('CatalogService', () => {
       deletedDestinationIds: [a.id, b.id],
     });
     expect(writer.log.slice(-3)).toEqual([
-      { key: a.id, entity: undefined },
-      { key: b.id, entity: undefined },
-      { key: source.id, entity: undefined },
+      { key: a.id, entity: undefined, version: 1 },
+      { key: b.id, entity: undefined, version: 1 },
+      { key: source.id, entity: undefined, version: 1 },
     ]);
     expect(store.source(source.id)).toBeUndefined();
     expect(store.destinations()).toEqual([]);

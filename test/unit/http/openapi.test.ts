@@ -104,7 +104,18 @@ describe('admin OpenAPI document', () => {
     expect(at(schemas, 'Source', 'properties', 'writeKey')).toBeUndefined();
     expect(at(schemas, 'SourceCreated', 'properties', 'writeKey')).toBeDefined();
     const deleteSource = at(doc, 'paths', '/api/v1/sources/{id}', 'delete', 'responses');
-    expect(Object.keys(deleteSource).sort()).toEqual(['204', '400', '401', '404', '409', '503']);
+    expect(Object.keys(deleteSource).sort()).toEqual(['204', '400', '401', '404', '409', '412', '503']);
     expect(JSON.stringify(doc)).not.toContain('$defs');
+  });
+
+  it('documents conditional writes: If-Match in, ETag out, 412 on a stale version', () => {
+    const destination = at(doc, 'paths', '/api/v1/destinations/{id}');
+    const patch = at(destination, 'patch');
+    const params = patch.parameters as unknown as { name: string; in: string }[];
+    expect(params).toContainEqual(expect.objectContaining({ name: 'If-Match', in: 'header' }));
+    expect(at(patch, 'responses', '412')).toBeDefined();
+    expect(at(patch, 'responses', '200', 'headers', 'ETag')).toBeDefined();
+    expect(at(destination, 'get', 'responses', '200', 'headers', 'ETag')).toBeDefined();
+    expect(at(doc, 'components', 'schemas', 'Source', 'properties', 'version')).toBeDefined();
   });
 });
