@@ -1,3 +1,4 @@
+import { PartitionAssigners } from 'kafkajs';
 import type { Admin, Consumer, EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs';
 import type { Registry } from 'prom-client';
 import { systemClock, type Clock } from '../core/clock';
@@ -5,7 +6,8 @@ import { backoffDelayMs, sleep } from '../core/backoff';
 import { errorMessage } from '../core/errors';
 import type { Logger } from '../observability/logger';
 import { startLagMonitor } from './lag';
-import { PartitionOffsets } from './offset-tracker';
+import { PartitionOffsets, pendingCommits } from './offset-tracker';
+import { stickyAssigner } from './sticky-assigner';
 
 export interface ConsumedMessage {
   topic: string;
@@ -27,7 +29,9 @@ export interface ConcurrentConsumerOptions {
   handler: MessageHandler;
   /** Messages being handled at once, across partitions. Fetching pauses at this bound. */
   maxInFlight: number;
-  /** How often completed offsets are committed (plus once on stop). */
+  /** Completed work is committed within this (50 ms; moves meanwhile share one request). */
+  commitDelayMs?: number;
+  /** How often commits are also tried (a failed one is retried then; plus once on stop). */
   commitIntervalMs?: number;
   /** How long stop() waits for in-flight messages before giving up on them (they are redelivered). */
   drainTimeoutMs?: number;
@@ -70,6 +74,7 @@ export class ConcurrentConsumer {
   private readonly capacityWaiters: (() => void)[] = [];
   private readonly drainWaiters: (() => void)[] = [];
   private commitTimer: NodeJS.Timeout | undefined;
+  private promptCommit: NodeJS.Timeout | undefined;
   private committing: Promise<void> = Promise.resolve();
   private stopping = false;
   private readonly resumeTimers = new Set<NodeJS.Timeout>();
@@ -86,6 +91,8 @@ export class ConcurrentConsumer {
       sessionTimeout: options.sessionTimeoutMs ?? 30_000,
       maxWaitTimeInMs: options.maxWaitTimeInMs ?? 100,
       allowAutoTopicCreation: false,
+      // Sticky: a rebalance moves only the partitions that must move (round robin: a group of older members).
+      partitionAssigners: [stickyAssigner(() => this.assigned), PartitionAssigners.roundRobin],
     });
     this.clock = options.clock ?? systemClock;
     // A rebalance may hand our partitions to another member: commit what is done first, so it
@@ -218,8 +225,16 @@ export class ConcurrentConsumer {
         await sleep(waitMs);
       }
     }
-    tracker.complete(offset);
+    if (tracker.complete(offset)) this.commitSoon();
     this.release();
+  }
+
+  private commitSoon(): void {
+    if (this.promptCommit || this.stopping) return;
+    this.promptCommit = setTimeout(() => {
+      this.promptCommit = undefined;
+      void this.commit();
+    }, this.options.commitDelayMs ?? 50);
   }
 
   private release(): void {
@@ -231,13 +246,7 @@ export class ConcurrentConsumer {
   /** Commits every partition's completed prefix. Serialised: one commit request at a time. */
   commit(): Promise<void> {
     this.committing = this.committing.then(async () => {
-      const offsets: { topic: string; partition: number; offset: string }[] = [];
-      for (const [key, tracker] of this.partitions) {
-        const next = tracker.pendingCommit();
-        if (next === undefined) continue;
-        const [topic, partition] = splitKey(key);
-        offsets.push({ topic, partition, offset: String(next) });
-      }
+      const offsets = pendingCommits(this.partitions);
       if (offsets.length === 0) return;
       try {
         await this.consumer.commitOffsets(offsets);
@@ -270,6 +279,7 @@ export class ConcurrentConsumer {
       ]);
     }
     clearInterval(this.commitTimer);
+    clearTimeout(this.promptCommit);
     this.lagMonitor?.stop();
     await this.commit();
     await this.consumer.disconnect();
@@ -279,9 +289,4 @@ export class ConcurrentConsumer {
   get inFlightCount(): number {
     return this.inFlight;
   }
-}
-
-function splitKey(key: string): [string, number] {
-  const i = key.lastIndexOf(':');
-  return [key.slice(0, i), Number(key.slice(i + 1))];
 }
