@@ -92,7 +92,7 @@ export class ConcurrentConsumer {
       maxWaitTimeInMs: options.maxWaitTimeInMs ?? 100,
       allowAutoTopicCreation: false,
       // Sticky: a rebalance moves only the partitions that must move (round robin: a group of older members).
-      partitionAssigners: [stickyAssigner(() => this.assigned), PartitionAssigners.roundRobin],
+      partitionAssigners: [stickyAssigner(() => this.busiestFirst()), PartitionAssigners.roundRobin],
     });
     this.clock = options.clock ?? systemClock;
     // A rebalance may hand our partitions to another member: commit what is done first, so it
@@ -283,6 +283,13 @@ export class ConcurrentConsumer {
     this.lagMonitor?.stop();
     await this.commit();
     await this.consumer.disconnect();
+  }
+
+  /** The partitions held, those with the most work in flight first: the ones kept if some must go. */
+  private busiestFirst(): { topic: string; partition: number }[] {
+    const load = (p: { topic: string; partition: number }) =>
+      this.partitions.get(`${p.topic}:${p.partition}`)?.inFlight ?? 0;
+    return [...this.assigned].sort((a, b) => load(b) - load(a));
   }
 
   /** Messages being handled now. */

@@ -8,8 +8,9 @@ export interface StickyMember {
 
 /**
  * Sticky and balanced, as a pure function: every member gets ⌊n/m⌋ or ⌈n/m⌉ of the n partitions,
- * and keeps as many of those it holds now as that allows (members holding more are served first, so
- * they keep the larger share). A partition no member keeps goes to the member with the fewest.
+ * and keeps as many of those it holds now as that allows, in the order it lists them (the consumer
+ * lists its busiest first: a partition that moves costs its in-flight work); members holding more
+ * are served first, so they keep the larger share. A partition no member keeps goes to the member with the fewest.
  *
  * Why: after a rebalance (a worker joins, restarts or dies) kafkajs's round robin reshuffles every
  * partition. A partition that moves is read again by its new owner from the committed offset, while

@@ -1,4 +1,4 @@
-import { assignSticky } from '../../../src/kafka/sticky-assigner';
+import { assignSticky, type StickyMember } from '../../../src/kafka/sticky-assigner';
 
 const topic = 't';
 const partitions = { [topic]: [0, 1, 2] };
@@ -14,8 +14,16 @@ describe('assignSticky', () => {
     });
   });
 
+  it('keeps the partitions a member lists first (its busiest) when it must give some up', () => {
+    const a = { memberId: 'a', owned: { [topic]: [2, 0, 1] } };
+    expect(sorted(assignSticky([a, { memberId: 'b', owned: {} }], partitions))).toEqual({
+      a: [0, 2],
+      b: [1],
+    });
+  });
+
   it('keeps every member on its partitions when a restarted member comes back empty-handed', () => {
-    const owned = [
+    const owned: StickyMember[] = [
       { memberId: 'survivor', owned: { [topic]: [1] } },
       { memberId: 'dead', owned: { [topic]: [0, 2] } }, // not yet expired
       { memberId: 'new', owned: {} },
@@ -24,7 +32,7 @@ describe('assignSticky', () => {
   });
 
   it('gives the partitions of a member that left to the others, the rest staying put', () => {
-    const owned = [
+    const owned: StickyMember[] = [
       { memberId: 'a', owned: { [topic]: [0] } },
       { memberId: 'b', owned: { [topic]: [1] } },
     ];
@@ -33,7 +41,7 @@ describe('assignSticky', () => {
   });
 
   it('stays balanced, ignores partitions that no longer exist and claims made twice', () => {
-    const owned = [
+    const owned: StickyMember[] = [
       { memberId: 'a', owned: { [topic]: [0, 1, 2, 9] } },
       { memberId: 'b', owned: { [topic]: [0] } },
       { memberId: 'c', owned: {} },
