@@ -87,6 +87,9 @@ export async function startDeliveryWorker(options: DeliveryWorkerOptions): Promi
     logger,
     metrics: options.metrics,
     ...(options.circuitBoard && { board: options.circuitBoard }),
+    ...(delivery.circuit?.autoDisableAfterMs !== undefined && {
+      autoDisable: { afterMs: delivery.circuit.autoDisableAfterMs, disableWebhook: options.disableWebhook },
+    }),
     policy: delivery.circuit && {
       ...DEFAULT_BREAKER_POLICY,
       ...delivery.circuit,

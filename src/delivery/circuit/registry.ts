@@ -37,6 +37,12 @@ export interface CircuitRegistryOptions {
   policy?: BreakerPolicy;
   /** Shares transitions with every other process; without it each process keeps its own. */
   board?: SharedCircuits;
+  /** A URL whose circuit stays open this long (from its first trip, probes failing since) is disabled. */
+  autoDisable?: {
+    afterMs: number;
+    /** The catalog write (the one 410 Gone uses). */
+    disableWebhook: (destinationId: string, url: string, reason: string) => Promise<unknown>;
+  };
 }
 
 /**
@@ -96,7 +102,26 @@ export class CircuitRegistry {
     if (transition) {
       this.transition(entry, transition.to);
       this.publish(entry);
+      if (transition.to === 'open') this.disableIfOpenTooLong(entry);
     }
+  }
+
+  /** Checked at each trip (a failed probe: at least every max cool-down while it stays open). */
+  private disableIfOpenTooLong(entry: Entry): void {
+    const { autoDisable, clock, logger } = this.options;
+    const failingSinceMs = entry.breaker.failingSince;
+    if (!autoDisable || failingSinceMs === undefined) return;
+    if (clock.now() - failingSinceMs < autoDisable.afterMs) return;
+    const { destinationId, urlIndex } = entry;
+    autoDisable.disableWebhook(destinationId, entry.url, 'circuit_open').then(
+      () =>
+        logger.warn(
+          { destinationId, urlIndex, failingSinceMs },
+          'webhook URL disabled: circuit open too long',
+        ),
+      (err: unknown) =>
+        logger.error({ destinationId, urlIndex, err: errorMessage(err) }, 'could not disable a webhook URL'),
+    );
   }
 
   /** The state of a URL's breaker in this process (closed for a URL it never called). */

@@ -1,18 +1,10 @@
 import { Registry } from 'prom-client';
-import { CircuitBreaker, type BreakerPolicy } from '../../../../src/delivery/circuit/breaker';
+import { CircuitBreaker } from '../../../../src/delivery/circuit/breaker';
 import { CircuitRegistry, type SharedCircuits } from '../../../../src/delivery/circuit/registry';
 import { createLogger } from '../../../../src/observability/logger';
 import { circuitKey, circuitUrlHash, type CircuitRecord } from '../../../../src/records/circuit';
+import { policy, S } from './policy';
 
-const policy: BreakerPolicy = {
-  windowMs: 30_000,
-  minRequests: 10,
-  failureRatio: 0.5,
-  cooldownMs: 30_000,
-  maxCooldownMs: 120_000,
-  probes: 2,
-};
-const S = 1_000;
 const URL_A = 'https://a.example/hook';
 
 /** The topic, as every process reads it: the last record per key, told to every follower. */
@@ -35,13 +27,18 @@ function memoryBoard(): SharedCircuits & { records: Map<string, CircuitRecord> }
   };
 }
 
-function worker(board: SharedCircuits, clock: { now(): number }) {
+function worker(
+  board: SharedCircuits,
+  clock: { now(): number },
+  autoDisable?: ConstructorParameters<typeof CircuitRegistry>[0]['autoDisable'],
+) {
   return new CircuitRegistry({
     clock,
     logger: createLogger({ name: 'test', level: 'silent' }),
     metrics: new Registry(),
     policy,
     board,
+    ...(autoDisable && { autoDisable }),
   });
 }
 
@@ -110,6 +107,36 @@ describe('circuit state shared between workers', () => {
     const board = memoryBoard();
     fail(worker(board, clock), 10);
     expect(worker(board, clock).allow('d1', 0, 'https://b.example/new')).toBe(true);
+  });
+});
+
+describe('auto-disable (HOOKLINE_CIRCUIT_AUTO_DISABLE_AFTER)', () => {
+  it('disables a URL whose circuit has stayed open that long, at the trip that passes it', () => {
+    const clock = { t: 0, now: () => clock.t };
+    const disabled: string[] = [];
+    const disableWebhook = async (destinationId: string, url: string, reason: string) =>
+      disabled.push(`${destinationId} ${url} ${reason}`);
+    const r = worker(memoryBoard(), clock, { afterMs: 200 * S, disableWebhook });
+    fail(r, 10); // open at 0 (cool-down 30 s), then probes fail: 60 s, 120 s (cap)
+    for (const t of [30, 90, 210]) {
+      clock.t = t * S;
+      fail(r, 1);
+      expect(disabled).toEqual(t < 200 ? [] : [`d1 ${URL_A} circuit_open`]);
+    }
+  });
+
+  it('starts counting again once a probe succeeded', () => {
+    const clock = { t: 0, now: () => clock.t };
+    const disabled: string[] = [];
+    const disableWebhook = async (d: string) => disabled.push(d);
+    const r = worker(memoryBoard(), clock, { afterMs: 100 * S, disableWebhook });
+    fail(r, 10);
+    clock.t = 30 * S;
+    r.allow('d1', 0, URL_A);
+    r.record('d1', 0, URL_A, 'success'); // closed
+    clock.t = 110 * S;
+    fail(r, 10); // open again: failing since 110 s
+    expect(disabled).toEqual([]);
   });
 });
 
