@@ -12,6 +12,7 @@ import { systemClock, type Clock } from './core/clock';
 import { ConfigError } from './core/errors';
 import { Lifecycle } from './core/lifecycle';
 import { deletionRoutes } from './deletions/routes';
+import { CircuitBoard } from './delivery/circuit/board';
 import { startDeliveryWorker, type DeliveryWorker } from './delivery/role';
 import { createHttpServer, type ReadinessCheck } from './http/server';
 import { Router } from './http/router';
@@ -66,7 +67,7 @@ export interface App {
 /**
  * The composition root: builds config's clients and stores, then each role with exactly what it
  * uses, mounts every HTTP route, and tears everything down in reverse order on stop. Stop order:
- * worker, router, operations, producer, catalog, Kafka admin, HTTP servers.
+ * worker, router, operations, circuit board, producer, catalog, Kafka admin, HTTP servers.
  */
 export async function startApp(options: AppOptions): Promise<App> {
   const { config, cluster } = options;
@@ -166,6 +167,11 @@ export async function startApp(options: AppOptions): Promise<App> {
       eventsTopic: topics.events,
       ingestDlqTopic: topics.ingestDlq,
     });
+    // What the stages that follow and write Hookline's topics share.
+    const clients = { kafka, admin: connectedAdmin, avro, producer, topics, clientId: config.kafka.clientId };
+    // Circuit states shared by every process (the admin read; workers start from them).
+    const board = config.delivery.circuit && (await CircuitBoard.start({ ...clients, clock, logger }));
+    if (board) lifecycle.onStop('circuit board', () => board.stop());
     const routing = {
       catalog: catalog.store,
       events,
@@ -188,12 +194,9 @@ export async function startApp(options: AppOptions): Promise<App> {
     }
     // Operations (dead letters, redrive, attempts, replay) serve the admin API on every process.
     const operations = await startOperations({
-      kafka,
-      admin: connectedAdmin,
-      avro,
+      ...clients,
       events,
       catalog: catalog.store,
-      producer,
       // Replays route to one destination, without de-duplication, with router metrics of their own.
       replayRouter: createEventRouter({
         ...routing,
@@ -201,8 +204,6 @@ export async function startApp(options: AppOptions): Promise<App> {
         metrics: new Registry(),
         logger: logger.child({ component: 'replay' }),
       }),
-      topics,
-      clientId: config.kafka.clientId,
       settings: config.operations,
       metrics,
       clock,
@@ -229,17 +230,14 @@ export async function startApp(options: AppOptions): Promise<App> {
     if (routerRole) lifecycle.onStop('router', () => routerRole.stop());
     const worker = config.roles.includes('worker')
       ? await startDeliveryWorker({
-          kafka,
-          admin: connectedAdmin,
-          avro,
+          ...clients,
           catalog: catalog.store,
           secrets: keyring,
           disableWebhook: (destinationId, url, reason) =>
             catalog.service.disableWebhook(destinationId, url, reason),
-          producer,
           topicPrefix: config.topics.prefix,
-          topics,
           delivery: config.delivery,
+          circuitBoard: board,
           retry: config.retry,
           addressPolicy,
           rotationOverlapMs: config.signing.rotationOverlapMs,
@@ -257,7 +255,7 @@ export async function startApp(options: AppOptions): Promise<App> {
       adminToken: config.adminToken,
       logger,
       groups: [
-        { routes: catalog.routes({ circuits: worker?.circuits }), mapError: catalog.mapError },
+        { routes: catalog.routes({ circuits: board }), mapError: catalog.mapError },
         operations,
         {
           routes: audienceRoutes({ service: catalog.audiences, catalog: catalog.store.audiences }),

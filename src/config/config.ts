@@ -38,7 +38,9 @@ export interface Config {
     destinationConcurrency: number;
     destinationQueue: number;
     /** Undefined: circuit breakers off. */
-    circuit: { minRequests: number; failureRatio: number; cooldownMs: number } | undefined;
+    circuit:
+      | { minRequests: number; failureRatio: number; cooldownMs: number; autoDisableAfterMs?: number }
+      | undefined;
   };
   retry: { scheduleMs: number[]; cutoffMs: number };
   security: { allowedNetworks: string[] };
@@ -125,6 +127,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
             minRequests: c.HOOKLINE_CIRCUIT_MIN_REQUESTS,
             failureRatio: c.HOOKLINE_CIRCUIT_FAILURE_PERCENT / 100,
             cooldownMs: c.HOOKLINE_CIRCUIT_COOLDOWN,
+            ...(c.HOOKLINE_CIRCUIT_AUTO_DISABLE_AFTER !== undefined && {
+              autoDisableAfterMs: c.HOOKLINE_CIRCUIT_AUTO_DISABLE_AFTER,
+            }),
           }
         : undefined,
     },

@@ -129,6 +129,11 @@ export const envSchema = z.object({
   HOOKLINE_CIRCUIT_FAILURE_PERCENT: envInt({ min: 1, max: 100 }).default(50),
   /** First cool-down of an open circuit; it doubles with each failed probe, up to 20×. */
   HOOKLINE_CIRCUIT_COOLDOWN: envDurationMs().default(30_000),
+  /**
+   * Disables a webhook URL whose circuit has stayed open (probes failing) this long, e.g. `7d`,
+   * as Svix and Convoy offer. Unset (the default): never.
+   */
+  HOOKLINE_CIRCUIT_AUTO_DISABLE_AFTER: envDurationMs().optional(),
   /** Delays between attempts, comma separated; the last repeats until the cutoff. */
   HOOKLINE_RETRY_SCHEDULE: z
     .preprocess(

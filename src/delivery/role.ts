@@ -11,6 +11,7 @@ import type { CatalogView } from '../records/catalog-model';
 import type { AddressPolicy } from '../security/address-policy';
 import { DeadLetterWriter } from '../records/dead-letter';
 import { DEFAULT_BREAKER_POLICY } from './circuit/breaker';
+import type { CircuitBoard } from './circuit/board';
 import { CircuitRegistry } from './circuit/registry';
 import { Dispatcher } from './dispatcher';
 import { DeliveryExecutor } from './executor';
@@ -43,6 +44,8 @@ export interface DeliveryWorkerOptions {
   topics: { deliveries: string; dlq: string; attempts: string };
   /** Timeouts, concurrency and queue bounds, circuit breakers (undefined: off). */
   delivery: Config['delivery'];
+  /** Circuit states shared with every other process (see circuit/registry.ts). */
+  circuitBoard?: CircuitBoard;
   retry: RetryPolicy;
   /** The SSRF guard: which addresses webhook requests may connect to. */
   addressPolicy: AddressPolicy;
@@ -83,6 +86,10 @@ export async function startDeliveryWorker(options: DeliveryWorkerOptions): Promi
     clock,
     logger,
     metrics: options.metrics,
+    ...(options.circuitBoard && { board: options.circuitBoard }),
+    ...(delivery.circuit?.autoDisableAfterMs !== undefined && {
+      autoDisable: { afterMs: delivery.circuit.autoDisableAfterMs, disableWebhook: options.disableWebhook },
+    }),
     policy: delivery.circuit && {
       ...DEFAULT_BREAKER_POLICY,
       ...delivery.circuit,

@@ -1,3 +1,4 @@
+import { PartitionAssigners } from 'kafkajs';
 import type { Admin, Consumer, EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs';
 import type { Registry } from 'prom-client';
 import { systemClock, type Clock } from '../core/clock';
@@ -5,8 +6,9 @@ import { backoffDelayMs, sleep } from '../core/backoff';
 import { errorMessage } from '../core/errors';
 import type { Logger } from '../observability/logger';
 import { startLagMonitor } from './lag';
-import { PartitionOffsets } from './offset-tracker';
+import { PartitionOffsets, pendingCommits } from './offset-tracker';
 import { groupTimings } from './group-timings';
+import { stickyAssigner } from './sticky-assigner';
 
 export interface ConsumedMessage {
   topic: string;
@@ -28,7 +30,9 @@ export interface ConcurrentConsumerOptions {
   handler: MessageHandler;
   /** Messages being handled at once, across partitions. Fetching pauses at this bound. */
   maxInFlight: number;
-  /** How often completed offsets are committed (plus once on stop). */
+  /** Completed work is committed within this (50 ms; moves meanwhile share one request). */
+  commitDelayMs?: number;
+  /** How often commits are also tried (a failed one is retried then; plus once on stop). */
   commitIntervalMs?: number;
   /** How long stop() waits for in-flight messages before giving up on them (they are redelivered). */
   drainTimeoutMs?: number;
@@ -74,6 +78,7 @@ export class ConcurrentConsumer {
   private readonly capacityWaiters: (() => void)[] = [];
   private readonly drainWaiters: (() => void)[] = [];
   private commitTimer: NodeJS.Timeout | undefined;
+  private promptCommit: NodeJS.Timeout | undefined;
   private committing: Promise<void> = Promise.resolve();
   private stopping = false;
   private readonly resumeTimers = new Set<NodeJS.Timeout>();
@@ -90,6 +95,8 @@ export class ConcurrentConsumer {
       ...groupTimings(options.sessionTimeoutMs ?? 30_000),
       maxWaitTimeInMs: options.maxWaitTimeInMs ?? 100,
       allowAutoTopicCreation: false,
+      // Sticky: a rebalance moves only the partitions that must move (round robin: a group of older members).
+      partitionAssigners: [stickyAssigner(() => this.busiestFirst()), PartitionAssigners.roundRobin],
     });
     this.clock = options.clock ?? systemClock;
     // A rebalance may hand our partitions to another member: commit what is done first, so it
@@ -98,14 +105,10 @@ export class ConcurrentConsumer {
     this.consumer.on(this.consumer.events.GROUP_JOIN, (event) => {
       // Keep the trackers of partitions we still own: kafkajs re-fetches them from the committed
       // offset, and the tracker tells which of those messages are already in flight or done.
-      const assigned = new Set<string>();
-      this.assigned = [];
-      for (const [topic, parts] of Object.entries(event.payload.memberAssignment)) {
-        for (const p of parts) {
-          assigned.add(`${topic}:${p}`);
-          this.assigned.push({ topic, partition: p });
-        }
-      }
+      this.assigned = Object.entries(event.payload.memberAssignment).flatMap(([topic, parts]) =>
+        parts.map((partition) => ({ topic, partition })),
+      );
+      const assigned = new Set(this.assigned.map((p) => `${p.topic}:${p.partition}`));
       for (const key of [...this.partitions.keys()]) if (!assigned.has(key)) this.partitions.delete(key);
     });
   }
@@ -222,8 +225,16 @@ export class ConcurrentConsumer {
         await sleep(waitMs);
       }
     }
-    tracker.complete(offset);
+    if (tracker.complete(offset)) this.commitSoon();
     this.release();
+  }
+
+  private commitSoon(): void {
+    if (this.promptCommit || this.stopping) return;
+    this.promptCommit = setTimeout(() => {
+      this.promptCommit = undefined;
+      void this.commit();
+    }, this.options.commitDelayMs ?? 50);
   }
 
   private release(): void {
@@ -235,13 +246,7 @@ export class ConcurrentConsumer {
   /** Commits every partition's completed prefix. Serialised: one commit request at a time. */
   commit(): Promise<void> {
     this.committing = this.committing.then(async () => {
-      const offsets: { topic: string; partition: number; offset: string }[] = [];
-      for (const [key, tracker] of this.partitions) {
-        const next = tracker.pendingCommit();
-        if (next === undefined) continue;
-        const [topic, partition] = splitKey(key);
-        offsets.push({ topic, partition, offset: String(next) });
-      }
+      const offsets = pendingCommits(this.partitions);
       if (offsets.length === 0) return;
       try {
         await this.consumer.commitOffsets(offsets);
@@ -274,18 +279,21 @@ export class ConcurrentConsumer {
       ]);
     }
     clearInterval(this.commitTimer);
+    clearTimeout(this.promptCommit);
     this.lagMonitor?.stop();
     await this.commit();
     await this.consumer.disconnect();
+  }
+
+  /** The partitions held, those with the most work in flight first: the ones kept if some must go. */
+  private busiestFirst(): { topic: string; partition: number }[] {
+    const load = (p: { topic: string; partition: number }) =>
+      this.partitions.get(`${p.topic}:${p.partition}`)?.inFlight ?? 0;
+    return [...this.assigned].sort((a, b) => load(b) - load(a));
   }
 
   /** Messages being handled now. */
   get inFlightCount(): number {
     return this.inFlight;
   }
-}
-
-function splitKey(key: string): [string, number] {
-  const i = key.lastIndexOf(':');
-  return [key.slice(0, i), Number(key.slice(i + 1))];
 }

@@ -66,3 +66,17 @@ export class PartitionOffsets {
     return this.open;
   }
 }
+
+/** The offsets to commit now, of trackers keyed `<topic>:<partition>`. */
+export function pendingCommits(
+  partitions: ReadonlyMap<string, PartitionOffsets>,
+): { topic: string; partition: number; offset: string }[] {
+  const offsets: { topic: string; partition: number; offset: string }[] = [];
+  for (const [key, tracker] of partitions) {
+    const next = tracker.pendingCommit();
+    if (next === undefined) continue;
+    const i = key.lastIndexOf(':');
+    offsets.push({ topic: key.slice(0, i), partition: Number(key.slice(i + 1)), offset: String(next) });
+  }
+  return offsets;
+}

@@ -17,7 +17,8 @@ export interface TopicSpec {
   description: string;
 }
 
-export type TopicKey = 'events' | 'catalog' | 'ingestDlq' | 'deliveries' | 'dlq' | 'attempts' | 'replays';
+export type TopicKey =
+  'events' | 'catalog' | 'ingestDlq' | 'deliveries' | 'dlq' | 'attempts' | 'replays' | 'circuits';
 
 const DAY_MS = 86_400_000;
 
@@ -74,6 +75,14 @@ export const TOPIC_SPECS: readonly TopicSpec[] = [
       'min.compaction.lag.ms': '0',
     },
     description: 'Progress of each replay, keyed by its id: any process answers for any replay.',
+  },
+  {
+    key: 'circuits',
+    suffix: 'circuits',
+    partitions: 1,
+    configs: { 'cleanup.policy': 'compact', 'min.compaction.lag.ms': '0' },
+    description:
+      'Circuit breaker transitions, keyed by destination id and URL index: every process follows them.',
   },
 ];
 

@@ -1,4 +1,5 @@
 import { createLogger } from '../../src/observability/logger';
+import { formatDuplicateCauses } from '../../tools/chaos/duplicates';
 import { SHORT_PROFILE } from '../../tools/chaos/profiles';
 import { summaryLine } from '../../tools/chaos/report';
 import { runChaos } from '../../tools/chaos/scenario';
@@ -32,6 +33,7 @@ test('chaos: worker SIGKILLs and a broker kill -9 lose no event', async () => {
     log,
   });
   log(summaryLine(result));
+  log(formatDuplicateCauses(result.duplicateCauses, result.startedMs));
   // A process started while the broker is down exits and is started again: shown, not a failure.
   for (const exit of result.unexpectedExits)
     log(

@@ -7,6 +7,7 @@
  */
 import pino from 'pino';
 import { createLogger } from '../../src/observability/logger';
+import { formatDuplicateCauses } from './duplicates';
 import { LONG_PROFILE, SHORT_PROFILE, type ChaosProfile } from './profiles';
 import { formatTable, summaryLine } from './report';
 import { runChaos } from './scenario';
@@ -40,6 +41,7 @@ async function main(): Promise<number> {
   const logger = createLogger({ name: 'hookline-chaos', level: 'warn', destination: pino.destination(2) });
   const result = await runChaos({ ...profile, logger, log });
   process.stdout.write(`\n${formatTable(result)}\n\n${summaryLine(result)}\n`);
+  process.stdout.write(`${formatDuplicateCauses(result.duplicateCauses, result.startedMs)}\n`);
   for (const exit of result.unexpectedExits)
     process.stdout.write(`unexpected exit of ${exit.name} (code ${exit.code}):\n${exit.outputTail}\n`);
   if (result.undecodableDeadLetters > 0)

@@ -1,4 +1,5 @@
 import { startReceiver, type Receiver } from '../../test/support/receiver';
+import type { Delivery } from './duplicates';
 import type { DestinationKind } from './ledger';
 
 export interface ReceiverPlan {
@@ -20,6 +21,8 @@ export interface ChaosDestination {
   requests(): number;
   /** The messageId of every body it answered 2xx to, repeats included (none for a hung one). */
   deliveredMessageIds(): string[];
+  /** The same, with when each arrived. */
+  deliveries(): Delivery[];
 }
 
 /**
@@ -64,18 +67,21 @@ function destination(
   deliveredTo: Receiver | undefined,
   answeredFrom: number,
 ): ChaosDestination {
-  const parsed: string[] = []; // messageIds of deliveredTo's requests, parsed once each
+  const parsed: Delivery[] = []; // deliveredTo's requests, parsed once each
+  const deliveries = () => {
+    if (!deliveredTo) return [];
+    const requests = deliveredTo.requests;
+    for (let i = parsed.length; i < requests.length; i++)
+      parsed.push({ messageId: messageIdOf(requests[i]!.body), atMs: requests[i]!.atMs });
+    return parsed.slice(answeredFrom);
+  };
   return {
     name,
     kind,
     urls: receivers.map((r) => r.url),
     requests: () => receivers.reduce((n, r) => n + r.requests.length, 0),
-    deliveredMessageIds: () => {
-      if (!deliveredTo) return [];
-      const requests = deliveredTo.requests;
-      for (let i = parsed.length; i < requests.length; i++) parsed.push(messageIdOf(requests[i]!.body));
-      return parsed.slice(answeredFrom);
-    },
+    deliveredMessageIds: () => deliveries().map((d) => d.messageId),
+    deliveries,
   };
 }
 

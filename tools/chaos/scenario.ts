@@ -3,6 +3,7 @@ import { eventually } from '../../test/support/eventually';
 import type { Logger } from '../../src/observability/logger';
 import { launchLocalStack } from '../devstack';
 import { followDeadLetters } from './dead-letters';
+import { duplicateCauses, type DuplicateCauses } from './duplicates';
 import { HooklineFleet } from './fleet';
 import { tally, type Ledger } from './ledger';
 import { sendEvents } from './load';
@@ -51,6 +52,10 @@ export interface ChaosResult {
   timingsMs: { setUp: number; load: number; settle: number; total: number };
   /** The last lines each Hookline process printed (for a failure message). */
   outputTail: string;
+  /** Which fault each duplicate followed, and how old the redelivered work was then. */
+  duplicateCauses: DuplicateCauses;
+  /** When the run started (epoch ms), for the times in `faults` and `duplicateCauses`. */
+  startedMs: number;
 }
 
 const ADMIN_TOKEN = `chaos-${randomBytes(12).toString('hex')}`;
@@ -192,6 +197,11 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
       settled,
       timingsMs: { setUp: setUpMs, load: loadMs, settle: settleMs, total: Date.now() - startedMs },
       outputTail: fleet.outputTail(),
+      duplicateCauses: duplicateCauses(
+        destinations.map((d) => d.deliveries()),
+        faults.timeline,
+      ),
+      startedMs,
     };
   } finally {
     for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);

@@ -1,3 +1,5 @@
+import type { SharedCircuit } from '../../records/circuit';
+
 /**
  * The circuit breaker of one destination URL, as a pure state machine (times are passed in).
  *
@@ -8,6 +10,9 @@
  * A failure is what says the endpoint is down: a timeout, a refused or dropped connection, a 5xx.
  * Any other answer (2xx, 3xx, 4xx) shows it is up. The cool-down doubles with each trip in a row,
  * from `cooldownMs` up to `maxCooldownMs`, and resets once the circuit closes.
+ *
+ * `adopt` applies a state another process published (see registry.ts): an open circuit there is
+ * open here until the same end of cool-down; a close there (a probe succeeded) closes it here.
  */
 export type CircuitState = 'closed' | 'open' | 'half_open';
 
@@ -46,6 +51,8 @@ export class CircuitBreaker {
   /** When the current state began. */
   private sinceMs: number;
   private trips = 0;
+  private openUntilMs = 0;
+  private failingSinceMs: number | undefined;
   private probesInFlight = 0;
   /** Per-second counts of the window, oldest first. */
   private buckets: { atMs: number; requests: number; failures: number }[] = [];
@@ -108,10 +115,54 @@ export class CircuitBreaker {
     return undefined;
   }
 
+  /** The state to publish: the open or closed state this breaker is in (half-open: undefined). */
+  shared(): SharedCircuit | undefined {
+    if (this.current === 'half_open') return undefined;
+    if (this.current === 'closed') return { state: 'closed', sinceMs: this.sinceMs, trips: 0 };
+    return {
+      state: 'open',
+      sinceMs: this.sinceMs,
+      openUntilMs: this.openUntilMs,
+      trips: this.trips,
+      ...(this.failingSinceMs !== undefined && { failingSinceMs: this.failingSinceMs }),
+      ...(this.lastErrorText && { lastError: this.lastErrorText }),
+    };
+  }
+
+  /**
+   * Takes on a state another process published; returns the transition it caused, if any. An
+   * open whose cool-down is over arrives as half-open (probing), like one of our own.
+   */
+  adopt(remote: SharedCircuit, nowMs: number): Transition | undefined {
+    this.advance(nowMs);
+    const from = this.current;
+    if (remote.state === 'closed') {
+      if (from === 'closed') return undefined;
+      return this.close(nowMs);
+    }
+    if (from === 'open' && this.openUntilMs >= (remote.openUntilMs ?? 0)) return undefined;
+    if (from === 'half_open' && (remote.openUntilMs ?? 0) <= nowMs) return undefined;
+    this.current = 'open';
+    this.sinceMs = remote.sinceMs;
+    this.openUntilMs = remote.openUntilMs ?? nowMs;
+    this.trips = Math.max(this.trips, remote.trips);
+    this.failingSinceMs = Math.min(this.failingSinceMs ?? Infinity, remote.failingSinceMs ?? remote.sinceMs);
+    if (remote.lastError) this.lastErrorText = remote.lastError;
+    this.buckets = [];
+    this.probesInFlight = 0;
+    this.advance(nowMs);
+    return this.current === from ? undefined : { from, to: this.current };
+  }
+
+  /** When it first opened since it was last closed; undefined while closed. */
+  get failingSince(): number | undefined {
+    return this.current === 'closed' ? undefined : this.failingSinceMs;
+  }
+
   private advance(nowMs: number): void {
-    if (this.current === 'open' && nowMs >= this.sinceMs + this.cooldownMs()) {
+    if (this.current === 'open' && nowMs >= this.openUntilMs) {
       this.current = 'half_open';
-      this.sinceMs = nowMs;
+      this.sinceMs = this.openUntilMs;
       this.probesInFlight = 0;
     }
   }
@@ -125,6 +176,8 @@ export class CircuitBreaker {
     this.current = 'open';
     this.sinceMs = nowMs;
     this.trips++;
+    this.openUntilMs = nowMs + this.cooldownMs();
+    this.failingSinceMs ??= nowMs;
     this.buckets = [];
     return { from, to: 'open' };
   }
@@ -134,6 +187,7 @@ export class CircuitBreaker {
     this.current = 'closed';
     this.sinceMs = nowMs;
     this.trips = 0;
+    this.failingSinceMs = undefined;
     this.buckets = [];
     this.lastErrorText = undefined;
     return { from, to: 'closed' };

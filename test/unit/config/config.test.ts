@@ -42,8 +42,14 @@ describe('loadConfig', () => {
         HOOKLINE_CIRCUIT_MIN_REQUESTS: '50',
         HOOKLINE_CIRCUIT_FAILURE_PERCENT: '80',
         HOOKLINE_CIRCUIT_COOLDOWN: '2m',
+        HOOKLINE_CIRCUIT_AUTO_DISABLE_AFTER: '7d',
       }).delivery.circuit,
-    ).toEqual({ minRequests: 50, failureRatio: 0.8, cooldownMs: 120_000 });
+    ).toEqual({
+      minRequests: 50,
+      failureRatio: 0.8,
+      cooldownMs: 120_000,
+      autoDisableAfterMs: 7 * 86_400_000,
+    });
     expect(loadConfig({ HOOKLINE_CIRCUIT_BREAKER: 'false' }).delivery.circuit).toBeUndefined();
     expect(() => loadConfig({ HOOKLINE_CIRCUIT_FAILURE_PERCENT: '0' })).toThrow(
       'HOOKLINE_CIRCUIT_FAILURE_PERCENT',

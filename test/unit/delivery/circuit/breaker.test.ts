@@ -1,14 +1,5 @@
-import { CircuitBreaker, type BreakerPolicy } from '../../../../src/delivery/circuit/breaker';
-
-const policy: BreakerPolicy = {
-  windowMs: 30_000,
-  minRequests: 10,
-  failureRatio: 0.5,
-  cooldownMs: 30_000,
-  maxCooldownMs: 120_000,
-  probes: 2,
-};
-const S = 1_000;
+import { CircuitBreaker } from '../../../../src/delivery/circuit/breaker';
+import { policy, S } from './policy';
 
 /** Records `failures` failed and `successes` successful requests at `atMs`. */
 function feed(b: CircuitBreaker, atMs: number, failures: number, successes = 0) {

@@ -1,0 +1,122 @@
+import { AssignerProtocol, type Assignment, type PartitionAssigner } from 'kafkajs';
+
+/** A group member as the sticky policy sees it: its id and the partitions it holds now. */
+export interface StickyMember {
+  memberId: string;
+  owned: Assignment;
+}
+
+/**
+ * Sticky and balanced, as a pure function: every member gets ⌊n/m⌋ or ⌈n/m⌉ of the n partitions,
+ * and keeps as many of those it holds now as that allows, in the order it lists them (the consumer
+ * lists its busiest first: a partition that moves costs its in-flight work); members holding more
+ * are served first, so they keep the larger share. A partition no member keeps goes to the member with the fewest.
+ *
+ * Why: after a rebalance (a worker joins, restarts or dies) kafkajs's round robin reshuffles every
+ * partition. A partition that moves is read again by its new owner from the committed offset, while
+ * its old owner may still finish the same work: both deliver it (duplicates). Staying put, a member
+ * keeps its partitions' offsets tracker and only the partitions of the member that left move.
+ */
+export function assignSticky(
+  members: readonly StickyMember[],
+  partitions: Assignment,
+): Map<string, Assignment> {
+  const all = new Set(Object.entries(partitions).flatMap(([t, ps]) => ps.map((p) => `${t}:${p}`)));
+  const ordered = [...members].sort(
+    (a, b) => count(b.owned) - count(a.owned) || a.memberId.localeCompare(b.memberId),
+  );
+  const base = Math.floor(all.size / Math.max(1, ordered.length));
+  const extra = all.size % Math.max(1, ordered.length);
+  const quota = new Map(ordered.map((m, i) => [m.memberId, base + (i < extra ? 1 : 0)]));
+  const result = new Map<string, string[]>(ordered.map((m) => [m.memberId, []]));
+  const taken = new Set<string>();
+  for (const m of ordered) {
+    const mine = result.get(m.memberId)!;
+    for (const [topic, ps] of Object.entries(m.owned)) {
+      for (const p of ps) {
+        const key = `${topic}:${p}`;
+        if (!all.has(key) || taken.has(key) || mine.length >= quota.get(m.memberId)!) continue;
+        mine.push(key);
+        taken.add(key);
+      }
+    }
+  }
+  for (const key of [...all].sort()) {
+    if (taken.has(key)) continue;
+    const open = ordered.filter((m) => result.get(m.memberId)!.length < quota.get(m.memberId)!);
+    const to = open.sort((a, b) => result.get(a.memberId)!.length - result.get(b.memberId)!.length)[0];
+    if (!to) break;
+    result.get(to.memberId)!.push(key);
+    taken.add(key);
+  }
+  return new Map([...result].map(([id, keys]) => [id, toAssignment(keys)]));
+}
+
+/**
+ * The kafkajs assigner of `assignSticky`: each member tells the partitions it holds (`owned()`, in
+ * its join metadata), and the group leader keeps them where they are.
+ */
+export function stickyAssigner(
+  owned: () => readonly { topic: string; partition: number }[],
+): PartitionAssigner {
+  return ({ cluster }) => ({
+    name: 'HooklineStickyAssigner',
+    version: 1,
+    async assign({ members, topics }) {
+      const partitions: Assignment = {};
+      for (const topic of topics)
+        partitions[topic] = cluster.findTopicPartitionMetadata(topic).map((m) => m.partitionId);
+      const assigned = assignSticky(
+        members.map((m) => ({ memberId: m.memberId, owned: ownedOf(m.memberMetadata) })),
+        partitions,
+      );
+      return [...assigned].map(([memberId, assignment]) => ({
+        memberId,
+        memberAssignment: AssignerProtocol.MemberAssignment.encode({
+          version: 1,
+          assignment,
+          userData: Buffer.alloc(0),
+        }),
+      }));
+    },
+    protocol({ topics }) {
+      return {
+        name: 'HooklineStickyAssigner',
+        metadata: AssignerProtocol.MemberMetadata.encode({
+          version: 1,
+          topics,
+          userData: Buffer.from(
+            JSON.stringify(toAssignment(owned().map((o) => `${o.topic}:${o.partition}`))),
+          ),
+        }),
+      };
+    },
+  });
+}
+
+function ownedOf(metadata: Buffer): Assignment {
+  try {
+    const { userData } = AssignerProtocol.MemberMetadata.decode(metadata)!;
+    const parsed = JSON.parse(userData.toString('utf8') || '{}') as unknown;
+    if (typeof parsed !== 'object' || parsed === null) return {};
+    const out: Assignment = {};
+    for (const [topic, ps] of Object.entries(parsed))
+      if (Array.isArray(ps)) out[topic] = ps.filter((p): p is number => Number.isInteger(p));
+    return out;
+  } catch {
+    return {}; // a member that tells nothing (or garbles it) simply keeps nothing
+  }
+}
+
+function count(a: Assignment): number {
+  return Object.values(a).reduce((n, ps) => n + ps.length, 0);
+}
+
+function toAssignment(keys: string[]): Assignment {
+  const out: Assignment = {};
+  for (const key of keys) {
+    const i = key.lastIndexOf(':');
+    (out[key.slice(0, i)] ??= []).push(Number(key.slice(i + 1)));
+  }
+  return out;
+}

@@ -1,0 +1,47 @@
+import { duplicateCauses } from '../../../tools/chaos/duplicates';
+
+describe('duplicateCauses', () => {
+  const faults = [
+    { atMs: 1_000, what: 'SIGKILL worker-1' },
+    { atMs: 1_500, what: 'worker-1 restarted and ready' },
+    { atMs: 5_000, what: 'kill -9 the Kafka broker' },
+  ];
+
+  it('lays each repeat at the door of the last kill between the first delivery and the repeat', () => {
+    const causes = duplicateCauses(
+      [
+        [
+          { messageId: 'a', atMs: 900 },
+          { messageId: 'a', atMs: 2_000 }, // worker kill, 100 ms old work
+          { messageId: 'b', atMs: 4_000 },
+          { messageId: 'b', atMs: 6_000 }, // broker kill, 1 s old
+          { messageId: 'c', atMs: 6_100 },
+          { messageId: 'c', atMs: 6_200 }, // no kill between
+        ],
+        [
+          { messageId: 'a', atMs: 100 },
+          { messageId: 'a', atMs: 7_000 }, // two kills between: the last one, 4.9 s old
+        ],
+      ],
+      faults,
+    );
+    expect(causes.byFault).toEqual([
+      { what: 'SIGKILL worker-1', atMs: 1_000, duplicates: 1, ageMs: { p50: 100, p90: 100, max: 100 } },
+      {
+        what: 'kill -9 the Kafka broker',
+        atMs: 5_000,
+        duplicates: 2,
+        ageMs: { p50: 4_900, p90: 4_900, max: 4_900 },
+      },
+      { what: 'no fault between', atMs: undefined, duplicates: 1 },
+    ]);
+    expect(causes.byAge).toEqual([1, 1, 0, 1, 0]);
+  });
+
+  it('counts no duplicate when every event arrived once', () => {
+    expect(duplicateCauses([[{ messageId: 'a', atMs: 1 }]], faults)).toEqual({
+      byFault: [],
+      byAge: [0, 0, 0, 0, 0],
+    });
+  });
+});

@@ -1,0 +1,107 @@
+/**
+ * Where the chaos run's duplicates come from, as a pure function. A duplicate is a repeat 2xx
+ * delivery of an event to a destination that had already answered 2xx for it. It is laid at the
+ * door of the last fault (worker SIGKILL, broker kill -9) between the first delivery and the
+ * repeat: a killed worker's uncommitted work is redelivered by whoever takes its partitions. How
+ * long before that fault the first delivery happened (its "age at the fault") tells how far the
+ * committed offset lagged behind the work done: up to the commit interval for the periodic commit,
+ * up to the delivery timeout when a hung request held a partition's commit point, more when
+ * something else (a rebalance, a hand-off waiting for Kafka) held it back.
+ */
+
+export interface Delivery {
+  messageId: string;
+  atMs: number;
+}
+
+export interface Fault {
+  atMs: number;
+  what: string;
+}
+
+/** The duplicates of one fault, or of none (`what: 'no fault between'`). */
+export interface FaultDuplicates {
+  what: string;
+  atMs: number | undefined;
+  duplicates: number;
+  /** Age of the first delivery at the fault: median, p90 and max (ms); absent without a fault. */
+  ageMs?: { p50: number; p90: number; max: number };
+}
+
+/** Age buckets (ms) the run's duplicates fall in: ≤ 0.5 s, ≤ 1 s, ≤ 3 s, ≤ 6 s, more. */
+export const AGE_BUCKETS_MS = [500, 1_000, 3_000, 6_000, Infinity] as const;
+
+export interface DuplicateCauses {
+  byFault: FaultDuplicates[];
+  /** How many duplicates fall in each of AGE_BUCKETS_MS. */
+  byAge: number[];
+}
+
+export function duplicateCauses(
+  deliveries: readonly Delivery[][],
+  faults: readonly Fault[],
+): DuplicateCauses {
+  const kills = faults.filter((f) => /SIGKILL|kill -9/.test(f.what)).sort((a, b) => a.atMs - b.atMs);
+  const ages = new Map<Fault | undefined, number[]>();
+  const byAge = AGE_BUCKETS_MS.map(() => 0);
+  for (const destination of deliveries) {
+    const first = new Map<string, number>();
+    for (const d of [...destination].sort((a, b) => a.atMs - b.atMs)) {
+      const firstAtMs = first.get(d.messageId);
+      if (firstAtMs === undefined) {
+        first.set(d.messageId, d.atMs);
+        continue;
+      }
+      const fault = lastBetween(kills, firstAtMs, d.atMs);
+      let list = ages.get(fault);
+      if (!list) ages.set(fault, (list = []));
+      const ageMs = fault ? fault.atMs - firstAtMs : 0;
+      list.push(ageMs);
+      if (fault) byAge[AGE_BUCKETS_MS.findIndex((limit) => ageMs <= limit)]!++;
+    }
+  }
+  const byFault: FaultDuplicates[] = [...ages.entries()].map(([fault, list]) => {
+    const sorted = list.sort((a, b) => a - b);
+    return fault
+      ? {
+          what: fault.what,
+          atMs: fault.atMs,
+          duplicates: sorted.length,
+          ageMs: { p50: at(sorted, 0.5), p90: at(sorted, 0.9), max: sorted[sorted.length - 1]! },
+        }
+      : { what: 'no fault between', atMs: undefined, duplicates: sorted.length };
+  });
+  byFault.sort((a, b) => (a.atMs ?? Infinity) - (b.atMs ?? Infinity));
+  return { byFault, byAge };
+}
+
+function lastBetween(sorted: readonly Fault[], fromMs: number, toMs: number): Fault | undefined {
+  let found: Fault | undefined;
+  for (const f of sorted) {
+    if (f.atMs > toMs) break;
+    if (f.atMs >= fromMs) found = f;
+  }
+  return found;
+}
+
+function at(sorted: readonly number[], q: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
+}
+
+/** A few lines for the report: duplicates per fault with the ages, then by age bucket. */
+export function formatDuplicateCauses(causes: DuplicateCauses, startedMs: number): string {
+  const lines = causes.byFault.map((f) => {
+    const when = f.atMs === undefined ? '' : `${((f.atMs - startedMs) / 1_000).toFixed(1)} s `;
+    const ages = f.ageMs
+      ? ` (first delivery before it: p50 ${f.ageMs.p50} ms, p90 ${f.ageMs.p90} ms, max ${f.ageMs.max} ms)`
+      : '';
+    return `  ${when}${f.what}: ${f.duplicates} duplicates${ages}`;
+  });
+  const labels = AGE_BUCKETS_MS.map((limit, i) =>
+    limit === Infinity ? `> ${AGE_BUCKETS_MS[i - 1]} ms` : `≤ ${limit} ms`,
+  );
+  const buckets = causes.byAge.map((n, i) => `${labels[i]}: ${n}`).join(', ');
+  return ['duplicates by fault:', ...lines, `duplicates by age of the work at the fault: ${buckets}`].join(
+    '\n',
+  );
+}
