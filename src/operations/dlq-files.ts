@@ -1,12 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { REDRIVEN_AT, ROW_BYTES, decodeRow, encodeRow, type DlqRow } from './dlq-rows';
+import { REDRIVEN_AT, ROW_BYTES, decodeRow, writeRow, type DlqRow } from './dlq-rows';
 
 const read = promisify(fs.read);
 
-/** Appends are written out once this many bytes wait (and before any read). */
-const FLUSH_BYTES = 1024 * 1024;
+/** Appends wait in buffers of this size (one for rows, one for values), written out when full and before any read. */
+const BUFFER_BYTES = 1024 * 1024;
 /** Rows read per step of a scan: 1 MB. */
 const SCAN_ROWS = Math.floor((1024 * 1024) / ROW_BYTES);
 
@@ -25,15 +25,17 @@ function anonymousFile(dir: string, name: string): number {
 /**
  * One partition of the dead-letter topic on disk: a rows file (fixed-size rows in offset order)
  * and a values file (each dead letter as JSON). Append-only but for a row's redrive time, which
- * is written in place. Writes are buffered up to 1 MB and flushed before every read.
+ * is written in place. Appends are copied into two 1 MB buffers, written out when one is full and
+ * before every read: indexing allocates nothing per dead letter here.
  */
 export class PartitionFiles {
   private readonly rowsFd: number;
   private readonly valuesFd: number;
   private rowsWritten = 0;
   private valueBytesWritten = 0;
-  private pendingRows: Buffer[] = [];
-  private pendingValues: Buffer[] = [];
+  private readonly pendingRows = Buffer.allocUnsafe(BUFFER_BYTES - (BUFFER_BYTES % ROW_BYTES));
+  private pendingRowCount = 0;
+  private readonly pendingValues = Buffer.allocUnsafe(BUFFER_BYTES);
   private pendingValueBytes = 0;
   /** The highest offset appended, -1 before the first. */
   lastOffset = -1;
@@ -44,30 +46,39 @@ export class PartitionFiles {
   }
 
   get rowCount(): number {
-    return this.rowsWritten + this.pendingRows.length;
+    return this.rowsWritten + this.pendingRowCount;
   }
 
-  /** Appends a row for `value`, filling in where the value goes. */
-  append(row: Omit<DlqRow, 'valuePos' | 'valueLength'>, value: Buffer): void {
+  /** Appends a row for `value` (JSON text), filling in where the value goes. */
+  append(row: Omit<DlqRow, 'valuePos' | 'valueLength'>, value: string): void {
+    const valueLength = Buffer.byteLength(value);
+    const rowsFull = (this.pendingRowCount + 1) * ROW_BYTES > this.pendingRows.length;
+    if (rowsFull || this.pendingValueBytes + valueLength > this.pendingValues.length) this.flush();
     const valuePos = this.valueBytesWritten + this.pendingValueBytes;
-    this.pendingRows.push(encodeRow({ ...row, valuePos, valueLength: value.length }));
-    this.pendingValues.push(value);
-    this.pendingValueBytes += value.length;
+    if (valueLength > this.pendingValues.length) {
+      writeAll(this.valuesFd, Buffer.from(value), valuePos);
+      this.valueBytesWritten += valueLength;
+    } else {
+      this.pendingValues.write(value, this.pendingValueBytes);
+      this.pendingValueBytes += valueLength;
+    }
+    writeRow(this.pendingRows, this.pendingRowCount * ROW_BYTES, { ...row, valuePos, valueLength });
+    this.pendingRowCount++;
     this.lastOffset = row.offset;
-    if (this.pendingValueBytes + this.pendingRows.length * ROW_BYTES >= FLUSH_BYTES) this.flush();
   }
 
   flush(): void {
-    if (this.pendingRows.length === 0) return;
-    const rows = Buffer.concat(this.pendingRows);
-    const values = Buffer.concat(this.pendingValues);
-    writeAll(this.valuesFd, values, this.valueBytesWritten);
-    writeAll(this.rowsFd, rows, this.rowsWritten * ROW_BYTES);
-    this.rowsWritten += this.pendingRows.length;
-    this.valueBytesWritten += values.length;
-    this.pendingRows = [];
-    this.pendingValues = [];
-    this.pendingValueBytes = 0;
+    if (this.pendingValueBytes > 0) {
+      writeAll(this.valuesFd, this.pendingValues.subarray(0, this.pendingValueBytes), this.valueBytesWritten);
+      this.valueBytesWritten += this.pendingValueBytes;
+      this.pendingValueBytes = 0;
+    }
+    if (this.pendingRowCount > 0) {
+      const rows = this.pendingRows.subarray(0, this.pendingRowCount * ROW_BYTES);
+      writeAll(this.rowsFd, rows, this.rowsWritten * ROW_BYTES);
+      this.rowsWritten += this.pendingRowCount;
+      this.pendingRowCount = 0;
+    }
   }
 
   /** The row number of the dead letter at `offset` (rows are in offset order), -1 if none. */
@@ -103,14 +114,16 @@ export class PartitionFiles {
 
   /**
    * Hands every row there is now to `visit`, a chunk at a time (`buf` holds `count` rows, the
-   * first being row `first`). Rows appended during the scan are not visited.
+   * first being row `first`), the newest chunk first: a listing that keeps the newest page then
+   * fills it at once and passes over older rows cheaply. Rows appended meanwhile are not visited.
    */
   async scan(visit: (buf: Buffer, count: number, first: number) => void): Promise<void> {
     this.flush();
     const total = this.rowsWritten;
     const buf = Buffer.alloc(Math.min(SCAN_ROWS, Math.max(total, 1)) * ROW_BYTES);
-    for (let first = 0; first < total; first += SCAN_ROWS) {
-      const count = Math.min(SCAN_ROWS, total - first);
+    for (let end = total; end > 0; end -= SCAN_ROWS) {
+      const first = Math.max(0, end - SCAN_ROWS);
+      const count = end - first;
       await readAll(this.rowsFd, buf, count * ROW_BYTES, first * ROW_BYTES);
       visit(buf, count, first);
     }

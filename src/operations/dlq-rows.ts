@@ -31,17 +31,27 @@ export const REDRIVEN_AT = AT.redrivenAtMs;
 
 export function encodeRow(row: DlqRow): Buffer {
   const buf = Buffer.alloc(ROW_BYTES);
-  buf.writeDoubleLE(row.offset, AT.offset);
-  buf.writeDoubleLE(row.deadLetteredAtMs, AT.deadLetteredAtMs);
-  buf.writeDoubleLE(row.redrivenAtMs, AT.redrivenAtMs);
-  buf.writeDoubleLE(row.valuePos, AT.valuePos);
-  buf.writeUInt32LE(row.valueLength, AT.valueLength);
-  buf.writeUInt32LE(row.destination, AT2.destination);
-  buf.writeUInt32LE(row.idHash, AT2.idHash);
-  buf.writeUInt16LE(row.reason, AT2.reason);
-  buf.writeUInt8(row.kind, AT2.kind);
+  writeRow(buf, 0, row);
   return buf;
 }
+
+/** Writes `row` at byte `at` of `buf`. */
+export function writeRow(buf: Buffer, at: number, row: DlqRow): void {
+  buf.writeDoubleLE(row.offset, at + AT.offset);
+  buf.writeDoubleLE(row.deadLetteredAtMs, at + AT.deadLetteredAtMs);
+  buf.writeDoubleLE(row.redrivenAtMs, at + AT.redrivenAtMs);
+  buf.writeDoubleLE(row.valuePos, at + AT.valuePos);
+  buf.writeUInt32LE(row.valueLength, at + AT.valueLength);
+  buf.writeUInt32LE(row.destination, at + AT2.destination);
+  buf.writeUInt32LE(row.idHash, at + AT2.idHash);
+  buf.writeUInt16LE(row.reason, at + AT2.reason);
+  buf.writeUInt8(row.kind, at + AT2.kind);
+  buf.writeUInt8(0, at + AT2.kind + 1);
+}
+
+/** The offset and dead-letter time of the row at byte `at`, without decoding the rest. */
+export const rowOffset = (buf: Buffer, at: number) => buf.readDoubleLE(at + AT.offset);
+export const rowTimeMs = (buf: Buffer, at: number) => buf.readDoubleLE(at + AT.deadLetteredAtMs);
 
 /** The row at byte `at` of `buf`. */
 export function decodeRow(buf: Buffer, at = 0): DlqRow {
@@ -102,8 +112,9 @@ export function rowMatches(buf: Buffer, at: number, filter: RowFilter): boolean 
 
 /**
  * Strings ↔ small codes (destination ids, reasons): rows hold the code. Grows with the number
- * of distinct values (destinations, reasons), not with the number of dead letters. Code 0 is
- * never given out.
+ * of distinct values (destinations, reasons), not with the number of dead letters, and holds at
+ * most `maxCode - 1` of them: any further value shares the code `maxCode` (free-text reasons of
+ * undecodable records cannot make it grow without end). Code 0 is never given out.
  */
 export class Dictionary {
   private readonly codes = new Map<string, number>();
@@ -111,16 +122,16 @@ export class Dictionary {
   constructor(private readonly maxCode = 0xffff_ffff) {}
 
   code(value: string): number {
-    let code = this.codes.get(value);
-    if (code === undefined) {
-      code = Math.min(this.codes.size + 1, this.maxCode);
-      this.codes.set(value, code);
-    }
+    const known = this.codes.get(value);
+    if (known !== undefined) return known;
+    if (this.codes.size + 1 >= this.maxCode) return this.maxCode;
+    const code = this.codes.size + 1;
+    this.codes.set(value, code);
     return code;
   }
 
-  /** The code of a value, -1 if never seen. */
+  /** The code of a value: -1 if never seen, `maxCode` if it may be one of the values sharing it. */
   lookup(value: string): number {
-    return this.codes.get(value) ?? -1;
+    return this.codes.get(value) ?? (this.codes.size + 1 >= this.maxCode ? this.maxCode : -1);
   }
 }

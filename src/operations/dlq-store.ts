@@ -15,6 +15,8 @@ import {
   decodeRow,
   idHash,
   rowMatches,
+  rowOffset,
+  rowTimeMs,
   type DlqRow,
   type RowFilter,
 } from './dlq-rows';
@@ -33,16 +35,23 @@ export interface DlqCounts {
   undecodable: number;
 }
 
-/** A row a scan found, with what is needed to load and order it. */
-interface Hit {
+/** Where a row is: its partition and row number. */
+interface HitPlace {
   partition: number;
   index: number;
+}
+
+/** A row a scan found, with what is needed to load and order it. */
+interface Hit extends HitPlace {
   row: DlqRow;
 }
 
 /** Newest first: by dead-letter time, then by position. */
 const newestHit = (a: Hit, b: Hit) =>
   b.row.deadLetteredAtMs - a.row.deadLetteredAtMs || b.partition - a.partition || b.row.offset - a.row.offset;
+/** Whether a row (by time, partition, offset) comes before `hit` in `newestHit` order. */
+const newerThanHit = (timeMs: number, partition: number, offset: number, hit: Hit) =>
+  (timeMs - hit.row.deadLetteredAtMs || partition - hit.partition || offset - hit.row.offset) > 0;
 const arrivalHit = (a: Hit, b: Hit) => a.partition - b.partition || a.row.offset - b.row.offset;
 
 /**
@@ -57,7 +66,8 @@ const arrivalHit = (a: Hit, b: Hit) => a.partition - b.partition || a.row.offset
 export class DlqStore {
   private readonly partitions = new Map<number, PartitionFiles>();
   private readonly destinations = new Dictionary();
-  private readonly reasons = new Dictionary(0xffff);
+  /** Reasons are a handful, but an undecodable record's is an error message: at most 4,095 kept. */
+  private readonly reasons = new Dictionary(4_096);
   /** Markers for positions not indexed yet (a marker on another partition than its dead letter). */
   private readonly earlyMarkers = new Map<string, number>();
   private readonly cache = new Map<string, DeadLetter>();
@@ -85,7 +95,7 @@ export class DlqStore {
         reason: this.reasons.code(reason),
         kind: isTask ? ROW_KIND.task : ROW_KIND.undecodable,
       },
-      Buffer.from(JSON.stringify(isTask ? record.task : record.copy)),
+      JSON.stringify(isTask ? record.task : record.copy),
     );
     if (isTask) {
       this.tally.tasks++;
@@ -123,8 +133,15 @@ export class DlqStore {
     limit: number,
   ): Promise<{ deadLetters: IndexedDeadLetter[]; total: number }> {
     const page = new TopK<Hit>(limit, newestHit);
-    const total = await this.scan(this.rowFilter(filter), (hit) => page.offer(hit));
-    return { deadLetters: await this.load(page.sorted()), total };
+    const total = await this.scan(this.rowFilter(filter), (buf, at, place) => {
+      // Most rows are older than a full page's oldest: skip them without decoding.
+      const oldest = page.full ? page.last() : undefined;
+      if (oldest && !newerThanHit(rowTimeMs(buf, at), place.partition, rowOffset(buf, at), oldest)) return;
+      page.offer({ ...place, row: decodeRow(buf, at) });
+    });
+    // Rows match on codes and hashes; the records themselves decide (a shared overflow code).
+    const deadLetters = (await this.load(page.sorted())).filter((e) => matches(e, filter));
+    return { deadLetters, total };
   }
 
   /** Every dead letter with this id, oldest first (a task can be dead-lettered more than once). */
@@ -142,9 +159,7 @@ export class DlqStore {
       else found.set(id, await this.findUndecodable(Number(undecodable[1]), Number(undecodable[2])));
     }
     if (taskIds.size === 0) return found;
-    const hits: Hit[] = [];
-    const idHashes = new Set([...taskIds].map(idHash));
-    await this.scan({ kind: ROW_KIND.task, idHashes }, (hit) => hits.push(hit));
+    const hits = await this.collect({ kind: ROW_KIND.task, idHashes: new Set([...taskIds].map(idHash)) });
     for (const entry of await this.load(hits.sort(arrivalHit))) {
       if (entry.kind !== 'task' || !taskIds.has(entry.task.taskId)) continue;
       const same = found.get(entry.task.taskId);
@@ -156,8 +171,7 @@ export class DlqStore {
 
   /** Matching task dead letters not redriven yet, in arrival order (per partition). */
   async pendingTasks(filter: DeadLetterFilter = {}): Promise<IndexedDeadLetter<TaskDeadLetter>[]> {
-    const hits: Hit[] = [];
-    await this.scan({ ...this.rowFilter(filter), kind: ROW_KIND.task, pending: true }, (h) => hits.push(h));
+    const hits = await this.collect({ ...this.rowFilter(filter), kind: ROW_KIND.task, pending: true });
     const found = await this.load(hits.sort(arrivalHit));
     return found.filter(
       (e): e is IndexedDeadLetter<TaskDeadLetter> => e.kind === 'task' && matches(e, filter),
@@ -201,21 +215,34 @@ export class DlqStore {
     };
   }
 
-  /** Hands every matching row to `take`; answers how many there were. */
-  private async scan(filter: RowFilter, take: (hit: Hit) => void): Promise<number> {
+  /**
+   * Hands every matching row to `take` (the row at byte `at` of `buf`), newest rows of each
+   * partition first; answers how many there were.
+   */
+  private async scan(
+    filter: RowFilter,
+    take: (buf: Buffer, at: number, hit: HitPlace) => void,
+  ): Promise<number> {
     if (filter.destination === -1 || filter.reason === -1) return 0;
     let total = 0;
     for (const [partition, files] of [...this.partitions].sort(([a], [b]) => a - b)) {
       await files.scan((buf, count, first) => {
-        for (let i = 0; i < count; i++) {
+        for (let i = count - 1; i >= 0; i--) {
           const at = i * ROW_BYTES;
           if (!rowMatches(buf, at, filter)) continue;
           total++;
-          take({ partition, index: first + i, row: decodeRow(buf, at) });
+          take(buf, at, { partition, index: first + i });
         }
       });
     }
     return total;
+  }
+
+  /** `scan`, collecting every matching row. */
+  private async collect(filter: RowFilter): Promise<Hit[]> {
+    const hits: Hit[] = [];
+    await this.scan(filter, (buf, at, place) => hits.push({ ...place, row: decodeRow(buf, at) }));
+    return hits;
   }
 
   private load(hits: Hit[]): Promise<IndexedDeadLetter[]> {

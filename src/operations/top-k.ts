@@ -11,6 +11,16 @@ export class TopK<T> {
     private readonly order: (a: T, b: T) => number,
   ) {}
 
+  /** Whether `k` items are kept (a new one must come before `last()` to be kept). */
+  get full(): boolean {
+    return this.heap.length >= this.k;
+  }
+
+  /** The last item kept, in order. */
+  last(): T | undefined {
+    return this.heap[0];
+  }
+
   offer(item: T): void {
     if (this.k <= 0) return;
     if (this.heap.length < this.k) {

@@ -60,6 +60,12 @@ describe('dead-letter index rows', () => {
     expect([dictionary.lookup('b'), dictionary.lookup('c')]).toEqual([2, -1]);
   });
 
+  it('shares one code among the values past its bound, which a lookup cannot rule out', () => {
+    const dictionary = new Dictionary(3);
+    expect(['a', 'b', 'c', 'd', 'a'].map((v) => dictionary.code(v))).toEqual([1, 2, 3, 3, 1]);
+    expect([dictionary.lookup('a'), dictionary.lookup('c'), dictionary.lookup('never')]).toEqual([1, 3, 3]);
+  });
+
   it('hashes ids with FNV-1a', () => {
     expect(idHash('')).toBe(0x811c9dc5);
     expect(idHash('a')).toBe(0xe40c292c);

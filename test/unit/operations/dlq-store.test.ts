@@ -111,4 +111,19 @@ describe('DlqStore', () => {
     const { deadLetters } = await state.list({ destinationId: 'dst_a' }, 2);
     expect(ids(deadLetters)).toEqual(['src_1:m19:dst_a', 'src_1:m18:dst_a']);
   });
+
+  it('keeps a dead letter larger than its write buffer', async () => {
+    const state = newStore(0);
+    const payload = 'y'.repeat(1_500_000);
+    state.apply(at(0, 0), taskRecord(deadTask({ messageId: 'm0', at: 1 })));
+    state.apply(at(0, 1), taskRecord(deadTask({ messageId: 'big', at: 2, payload })));
+    state.apply(at(0, 2), taskRecord(deadTask({ messageId: 'm2', at: 3 })));
+    const [big] = await state.find('src_1:big:dst_a');
+    expect(big!.kind === 'task' && big!.task.payload.length).toBe(payload.length);
+    expect(ids((await state.list({}, 10)).deadLetters)).toEqual([
+      'src_1:m2:dst_a',
+      'src_1:big:dst_a',
+      'src_1:m0:dst_a',
+    ]);
+  });
 });

@@ -14,6 +14,15 @@ describe('TopK', () => {
     expect(top.sorted()).toEqual(expected);
   });
 
+  it('says when it is full and which item it would drop next', () => {
+    const top = new TopK<number>(2, ascending);
+    top.offer(5);
+    expect([top.full, top.last()]).toEqual([false, 5]);
+    top.offer(3);
+    top.offer(4);
+    expect([top.full, top.last()]).toEqual([true, 4]);
+  });
+
   it('agrees with sorting everything, for a long shuffled stream', () => {
     const items = Array.from({ length: 2_000 }, (_, i) => (i * 7_919) % 2_000);
     const top = new TopK<number>(25, (a, b) => b - a);
