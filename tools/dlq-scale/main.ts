@@ -1,10 +1,11 @@
 /**
- * `npm run dlq-scale [-- --records=N] [--destinations=D] [--payload-bytes=B] [--app-env=KEY=VALUE ...]`
+ * `npm run dlq-scale [-- --records=N] [--destinations=D] [--payload-bytes=B] [--built] [--app-env=KEY=VALUE ...]`
  *
  * The dead-letter index at scale (issue 13): writes N dead letters (1,000,000 by default) to the
  * dead-letter topic of a fresh prefix on a real Kafka (`resolveCluster`: KAFKA_BROKERS, a running
  * `npm run stack -- up`, or a local stack started for the run), starts Hookline (src/main.ts) as a
- * child process on that prefix, and measures: the time until the index has read the topic, the
+ * child process on that prefix (with `--built`, the compiled `dist/src/main.js` of `npm run build`,
+ * as the image runs it), and measures: the time until the index has read the topic, the
  * process's resident memory (RSS now, and its peak), and the latency of the admin API's
  * dead-letter queries. Then it kills the process with SIGKILL, starts it again and measures the
  * rebuild. Prints a Markdown table; deletes the prefix's topics at the end.
@@ -26,17 +27,19 @@ interface Args {
   records: number;
   destinations: number;
   payloadBytes: number;
+  built: boolean;
   appEnv: Record<string, string>;
 }
 
 function parseArgs(argv: string[]): Args {
-  const args: Args = { records: 1_000_000, destinations: 50, payloadBytes: 400, appEnv: {} };
+  const args: Args = { records: 1_000_000, destinations: 50, payloadBytes: 400, built: false, appEnv: {} };
   for (const arg of argv) {
     const [flag = '', ...rest] = arg.split('=');
     const value = rest.join('=');
     if (flag === '--records') args.records = Number(value);
     else if (flag === '--destinations') args.destinations = Number(value);
     else if (flag === '--payload-bytes') args.payloadBytes = Number(value);
+    else if (flag === '--built' && value === '') args.built = true;
     else if (flag === '--app-env' && value.includes('=')) {
       const [key = '', ...v] = value.split('=');
       args.appEnv[key] = v.join('=');
@@ -153,18 +156,19 @@ async function main(): Promise<number> {
     const token = randomBytes(16).toString('hex');
 
     log('starting Hookline; waiting for the dead-letter index');
-    const first = await startHookline(env, token);
+    const first = await startHookline(env, token, args.built);
     apps.push(first);
     const firstIndex = await first.indexed(INDEX_DEADLINE_MS);
     await sleep(2_000);
     const settled = memoryMb(first.pid);
+    const heap = await first.heapMb();
     log(`indexed in ${(firstIndex.indexMs / 1_000).toFixed(1)} s; RSS ${settled.rssMb.toFixed(0)} MB`);
     const latencies = await measureQueries(first, fill, nowMs);
     const afterQueries = memoryMb(first.pid);
 
     log('kill -9, then a new process rebuilds the index');
     await first.kill('SIGKILL');
-    const second = await startHookline(env, token);
+    const second = await startHookline(env, token, args.built);
     apps.push(second);
     const secondIndex = await second.indexed(INDEX_DEADLINE_MS);
     await sleep(2_000);
@@ -174,7 +178,8 @@ async function main(): Promise<number> {
     const mb = (n: number) => `${n.toFixed(0)} MB`;
     process.stdout.write(
       `\n${args.records.toLocaleString('en')} dead letters (${(bytes / 1e6).toFixed(0)} MB of Avro on the topic, ` +
-        `${args.destinations} destinations, ${args.payloadBytes}-byte payloads, every 100th redriven)\n\n` +
+        `${args.destinations} destinations, ${args.payloadBytes}-byte payloads, every 100th redriven; ` +
+        `${args.built ? 'compiled dist/src/main.js' : 'src/main.ts under tsx'})\n\n` +
         table([
           ['Measure', 'Value'],
           ['---', '---'],
@@ -183,6 +188,10 @@ async function main(): Promise<number> {
             `${(firstIndex.indexMs / 1_000).toFixed(1)} s`,
           ],
           ['RSS once indexed', mb(settled.rssMb)],
+          [
+            '… of which V8 heap in use / external (Buffers)',
+            `${mb(heap.heapUsedMb)} / ${mb(heap.externalMb)}`,
+          ],
           ['RSS after the queries', mb(afterQueries.rssMb)],
           ['Peak RSS (VmHWM, start, indexing and queries)', mb(afterQueries.peakMb)],
           [

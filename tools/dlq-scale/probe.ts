@@ -21,6 +21,8 @@ export async function freePort(): Promise<number> {
 
 export interface HooklineProcess {
   pid: number;
+  /** V8 heap in use and memory outside it (Buffers), in MB, from Hookline's own /metrics. */
+  heapMb(): Promise<{ heapUsedMb: number; externalMb: number }>;
   baseUrl: string;
   call(method: string, path: string, body?: unknown): Promise<{ status: number; json: unknown }>;
   /** Waits until the dead-letter listing answers 200 (the index has read the topic). */
@@ -29,18 +31,23 @@ export interface HooklineProcess {
   outputTail(): string;
 }
 
-/** Starts Hookline (src/main.ts, as `npm start` runs it) as a child process on its own port. */
+/**
+ * Starts Hookline as a child process on its own port: src/main.ts as `npm start` runs it, or with
+ * `built` the compiled dist/src/main.js as the container image runs it.
+ */
 export async function startHookline(
   env: Record<string, string>,
   adminToken: string,
+  built: boolean,
 ): Promise<HooklineProcess> {
   const port = await freePort();
-  const child = spawnHookline({
+  const childEnv = {
     ...env,
     HOOKLINE_ADMIN_TOKEN: adminToken,
     HOOKLINE_HTTP_HOST: '127.0.0.1',
     HOOKLINE_HTTP_PORT: String(port),
-  });
+  };
+  const child = spawnHookline(childEnv, { built });
   const startedMs = performance.now();
   const baseUrl = `http://127.0.0.1:${port}`;
   const call = async (method: string, path: string, body?: unknown) => {
@@ -54,6 +61,15 @@ export async function startHookline(
   };
   return {
     pid: child.pid!,
+    heapMb: async () => {
+      const text = await (await fetch(`${baseUrl}/metrics`)).text();
+      const gauge = (name: string) =>
+        Number(new RegExp(`^${name} (\\S+)`, 'm').exec(text)?.[1] ?? NaN) / 1_048_576;
+      return {
+        heapUsedMb: gauge('hookline_nodejs_heap_size_used_bytes'),
+        externalMb: gauge('hookline_nodejs_external_memory_bytes'),
+      };
+    },
     baseUrl,
     call,
     indexed: async (deadlineMs) => {
