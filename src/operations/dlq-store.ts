@@ -77,7 +77,12 @@ export class DlqStore {
 
   apply(position: RecordPosition, record: DlqRecord): void {
     if (record.kind === 'redriven') {
-      this.markRedriven(record.marker.deadLetter, record.marker.redrivenAtMs);
+      const { deadLetter, redrivenAtMs } = record.marker;
+      // On the dead letter's own partition the dead letter came first: if it is not indexed, it
+      // never will be (retention removed it), so the marker is not kept waiting for it.
+      this.markRedriven(deadLetter, redrivenAtMs, {
+        mayComeLater: deadLetter.partition !== position.partition,
+      });
       return;
     }
     const files = this.files(position.partition);
@@ -109,11 +114,15 @@ export class DlqStore {
     }
   }
 
-  /** Keeps the first redrive time of a dead letter. */
-  markRedriven(position: RecordPosition, atMs: number): void {
+  /**
+   * Keeps the first redrive time of a dead letter. A marker for a dead letter not indexed yet is
+   * kept until it is, when it `mayComeLater` (the marker was read on another partition).
+   */
+  markRedriven(position: RecordPosition, atMs: number, options = { mayComeLater: true }): void {
     const offset = Number(position.offset);
     const files = this.partitions.get(position.partition);
     if (!files || offset > files.lastOffset) {
+      if (!options.mayComeLater) return;
       const key = positionKey(position);
       const previous = this.earlyMarkers.get(key);
       if (previous === undefined || atMs < previous) this.earlyMarkers.set(key, atMs);
@@ -245,8 +254,13 @@ export class DlqStore {
     return hits;
   }
 
-  private load(hits: Hit[]): Promise<IndexedDeadLetter[]> {
-    return Promise.all(hits.map((hit) => this.loadOne(hit)));
+  /** The records of `hits`, in order, at most 64 reads at a time. */
+  private async load(hits: Hit[]): Promise<IndexedDeadLetter[]> {
+    const loaded: IndexedDeadLetter[] = [];
+    for (let i = 0; i < hits.length; i += 64) {
+      loaded.push(...(await Promise.all(hits.slice(i, i + 64).map((hit) => this.loadOne(hit)))));
+    }
+    return loaded;
   }
 
   private async loadOne({ partition, row }: Hit): Promise<IndexedDeadLetter> {
