@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { ConfigError, errorMessage } from '../core/errors';
 import { REDRIVEN_AT, ROW_BYTES, decodeRow, writeRow, type DlqRow } from './dlq-rows';
 
 const read = promisify(fs.read);
@@ -20,6 +21,18 @@ function anonymousFile(dir: string, name: string): number {
   const fd = fs.openSync(file, 'w+', 0o600);
   fs.unlinkSync(file);
   return fd;
+}
+
+/** Fails with a ConfigError naming HOOKLINE_DLQ_INDEX_DIR when no file can be made in `dir`. */
+export function checkIndexDir(dir: string): void {
+  try {
+    fs.closeSync(anonymousFile(dir, 'dlq-probe'));
+  } catch (err) {
+    throw new ConfigError(
+      'HOOKLINE_DLQ_INDEX_DIR',
+      `cannot create the dead-letter index's files: ${errorMessage(err)}`,
+    );
+  }
 }
 
 /**

@@ -2,6 +2,7 @@ import type { Admin, Kafka } from 'kafkajs';
 import type { AvroCodec } from '../avro/codec';
 import type { Logger } from '../observability/logger';
 import { decodeDlqRecord, type DlqRecord } from '../records/dlq';
+import { checkIndexDir } from './dlq-files';
 import { DlqStore } from './dlq-store';
 import { startIndexer } from '../kafka/indexer';
 
@@ -34,6 +35,7 @@ export interface DlqIndex {
  * cache of the topic, rebuilt at every start; memory does not grow with the number of dead letters.
  */
 export async function startDlqIndex(options: DlqIndexOptions): Promise<DlqIndex> {
+  checkIndexDir(options.dir);
   const state = new DlqStore({ dir: options.dir, cacheEntries: options.cacheEntries });
   const indexer = await startIndexer<DlqRecord>({
     kafka: options.kafka,

@@ -1,4 +1,7 @@
+import os from 'node:os';
+import { ConfigError } from '../../../src/core/errors';
 import { deadLetterId } from '../../../src/operations/dead-letters';
+import { checkIndexDir } from '../../../src/operations/dlq-files';
 import { at, deadTask, newStore, redrivenRecord, taskRecord, undecodableRecord } from './fixtures';
 
 function stateWith() {
@@ -125,5 +128,11 @@ describe('DlqStore', () => {
       'src_1:big:dst_a',
       'src_1:m0:dst_a',
     ]);
+  });
+
+  it('refuses, naming the setting, a directory where it cannot make files', () => {
+    expect(() => checkIndexDir(os.tmpdir())).not.toThrow();
+    expect(() => checkIndexDir('/dev/null/dlq')).toThrow(ConfigError);
+    expect(() => checkIndexDir('/dev/null/dlq')).toThrow(/^HOOKLINE_DLQ_INDEX_DIR: cannot create/);
   });
 });
