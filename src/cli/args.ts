@@ -1,7 +1,14 @@
 import { parseDurationMs } from '../config/env';
 
 export type Command =
-  | { name: 'dlq-list'; destinationId?: string; since?: string; until?: string; limit?: number }
+  | {
+      name: 'dlq-list';
+      destinationId?: string;
+      reason?: string;
+      since?: string;
+      until?: string;
+      limit?: number;
+    }
   | { name: 'dlq-show'; id: string }
   | { name: 'dlq-redrive'; destinationId?: string; since?: string; until?: string; taskIds: string[] }
   | { name: 'attempts'; destinationId: string; messageId?: string; outcome?: string; limit?: number }
@@ -21,7 +28,7 @@ export class UsageError extends Error {}
 
 export const USAGE = `Usage: hookline <command> [options]
 
-  dlq list [--destination ID] [--since T] [--until T] [--limit N]
+  dlq list [--destination ID] [--reason R] [--since T] [--until T] [--limit N]
   dlq show <taskId>
   dlq redrive [--destination ID] [--since T] [--until T] [--task ID]... | --all
   attempts <destinationId> [--message-id M] [--outcome O] [--limit N]
@@ -40,7 +47,7 @@ Environment: HOOKLINE_URL (default http://127.0.0.1:8080), HOOKLINE_ADMIN_TOKEN.
 
 /** Which options each command takes; `true` = takes a value, `false` = a flag. */
 const OPTIONS: Record<string, Record<string, boolean>> = {
-  'dlq-list': { destination: true, since: true, until: true, limit: true },
+  'dlq-list': { destination: true, reason: true, since: true, until: true, limit: true },
   'dlq-show': {},
   'dlq-redrive': { destination: true, since: true, until: true, task: true, all: false },
   attempts: { 'message-id': true, outcome: true, limit: true },
@@ -100,6 +107,7 @@ export function parseArgs(argv: string[], nowMs: number): Invocation {
         return {
           name,
           destinationId: value('destination'),
+          reason: value('reason'),
           since: time('since'),
           until: time('until'),
           limit: limit(),

@@ -15,6 +15,7 @@ export function requestFor(command: Exclude<Command, { name: 'help' }>): ApiRequ
     case 'dlq-list':
       return get(`${BASE}/dead-letters`, {
         destinationId: command.destinationId,
+        reason: command.reason,
         since: command.since,
         until: command.until,
         limit: command.limit,

@@ -46,7 +46,12 @@ export interface Config {
   security: { allowedNetworks: string[] };
   /** Standard Webhooks secret rotation: how long the previous secret still signs. */
   signing: { rotationOverlapMs: number };
-  operations: { attemptIndexWindowMs: number; attemptsPerDestination: number };
+  operations: {
+    attemptIndexWindowMs: number;
+    attemptsPerDestination: number;
+    dlqIndexDir: string;
+    dlqCacheEntries: number;
+  };
 }
 
 /**
@@ -139,6 +144,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     operations: {
       attemptIndexWindowMs: c.HOOKLINE_ATTEMPT_INDEX_WINDOW,
       attemptsPerDestination: c.HOOKLINE_ATTEMPT_INDEX_PER_DESTINATION,
+      dlqIndexDir: c.HOOKLINE_DLQ_INDEX_DIR,
+      dlqCacheEntries: c.HOOKLINE_DLQ_CACHE_ENTRIES,
     },
   };
 }

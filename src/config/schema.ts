@@ -1,3 +1,4 @@
+import os from 'node:os';
 import { z } from 'zod';
 import { DEFAULT_RETRY_CUTOFF_MS, DEFAULT_RETRY_SCHEDULE_MS, scheduleProblem } from './retry';
 import { parseNetworks } from '../security/address-policy';
@@ -183,4 +184,15 @@ export const envSchema = z.object({
    * destinations × 1,000 attempts ≈ 500 MB per process, so lower it where there are many destinations.
    */
   HOOKLINE_ATTEMPT_INDEX_PER_DESTINATION: envInt({ min: 1, max: 100_000 }).default(1_000),
+  /**
+   * Directory of the dead-letter index's files (about 48 bytes plus the task's JSON per dead
+   * letter). They are unlinked as soon as they are opened: nothing is left after the process
+   * exits, however it exits, and the index is rebuilt from `<prefix>.dlq` at every start.
+   */
+  HOOKLINE_DLQ_INDEX_DIR: envString().default(os.tmpdir()),
+  /**
+   * Dead letters the index keeps decoded in memory (pages and gets read recently); everything
+   * else is on disk. Its memory does not grow with the dead-letter topic.
+   */
+  HOOKLINE_DLQ_CACHE_ENTRIES: envInt({ min: 0, max: 1_000_000 }).default(1_000),
 });

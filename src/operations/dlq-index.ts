@@ -1,8 +1,9 @@
 import type { Admin, Kafka } from 'kafkajs';
 import type { AvroCodec } from '../avro/codec';
 import type { Logger } from '../observability/logger';
-import { decodeDlqRecord } from '../records/dlq';
-import { DlqState } from './dlq-state';
+import { decodeDlqRecord, type DlqRecord } from '../records/dlq';
+import { checkIndexDir } from './dlq-files';
+import { DlqStore } from './dlq-store';
 import { startIndexer } from '../kafka/indexer';
 
 export interface DlqIndexOptions {
@@ -13,25 +14,30 @@ export interface DlqIndexOptions {
   topic: string;
   /** Base of the private consumer group id. */
   clientId: string;
+  /** Where the index files go (HOOKLINE_DLQ_INDEX_DIR). */
+  dir: string;
+  /** Dead letters kept decoded in memory (HOOKLINE_DLQ_CACHE_ENTRIES). */
+  cacheEntries: number;
   logger: Logger;
 }
 
 export interface DlqIndex {
-  state: DlqState;
+  state: DlqStore;
   /** Read the whole topic as it stood at start (listings are complete, redrives are safe). */
   ready(): boolean;
   stop(): Promise<void>;
 }
 
 /**
- * Every dead letter of the dead-letter topic, in memory: the whole topic is read at start (it
- * is small: only given-up tasks, 30 days' retention) and followed live, with a group of this
- * process's own that never commits. Redrive markers on the same topic mark dead letters as
- * redriven. Memory grows with the topic, payloads included: sized for up to ~100,000 dead letters.
+ * Every dead letter of the dead-letter topic, indexed on disk (`DlqStore`): the whole topic is
+ * read at start (30 days' retention) and followed live, with a group of this process's own that
+ * never commits. Redrive markers on the same topic mark dead letters as redriven. The files are a
+ * cache of the topic, rebuilt at every start; memory does not grow with the number of dead letters.
  */
 export async function startDlqIndex(options: DlqIndexOptions): Promise<DlqIndex> {
-  const state = new DlqState();
-  const indexer = await startIndexer({
+  checkIndexDir(options.dir);
+  const state = new DlqStore({ dir: options.dir, cacheEntries: options.cacheEntries });
+  const indexer = await startIndexer<DlqRecord>({
     kafka: options.kafka,
     admin: options.admin,
     topic: options.topic,
@@ -39,6 +45,16 @@ export async function startDlqIndex(options: DlqIndexOptions): Promise<DlqIndex>
     logger: options.logger.child({ component: 'dlq-index' }),
     decode: (record) => decodeDlqRecord(options.avro, record.value),
     apply: (position, record) => state.apply(position, record),
+  }).catch((err: unknown) => {
+    state.close();
+    throw err;
   });
-  return { state, ready: indexer.caughtUp, stop: indexer.stop };
+  return {
+    state,
+    ready: indexer.caughtUp,
+    stop: async () => {
+      await indexer.stop();
+      state.close();
+    },
+  };
 }

@@ -29,7 +29,14 @@ export interface OperationsOptions {
   topics: { events: string; deliveries: string; dlq: string; attempts: string; replays: string };
   /** Base of the private consumer groups' ids. */
   clientId: string;
-  settings: { attemptIndexWindowMs: number; attemptsPerDestination: number };
+  settings: {
+    attemptIndexWindowMs: number;
+    attemptsPerDestination: number;
+    /** Where the dead-letter index keeps its files. */
+    dlqIndexDir: string;
+    /** Dead letters the index keeps decoded in memory. */
+    dlqCacheEntries: number;
+  };
   metrics: Registry;
   clock: Clock;
   logger: Logger;
@@ -68,7 +75,16 @@ export async function startOperations(options: OperationsOptions): Promise<Opera
     logger,
   });
   const [dlqResult, attemptsResult, boardResult] = await Promise.allSettled([
-    startDlqIndex({ kafka, admin, avro, topic: topics.dlq, clientId, logger }),
+    startDlqIndex({
+      kafka,
+      admin,
+      avro,
+      topic: topics.dlq,
+      clientId,
+      dir: settings.dlqIndexDir,
+      cacheEntries: settings.dlqCacheEntries,
+      logger,
+    }),
     startAttemptIndex({
       kafka,
       admin,

@@ -1,5 +1,16 @@
 import type { DeliveryTask } from '../records/delivery-task';
-import { deadLetteredAtMs, type DlqState, type TaskDeadLetter } from './dlq-state';
+import {
+  deadLetteredAtMs,
+  type DeadLetterFilter,
+  type IndexedDeadLetter,
+  type TaskDeadLetter,
+} from './dead-letters';
+
+/** What a plan reads: the dead-letter index (`DlqStore`). */
+export interface RedriveSource {
+  pendingTasks(filter: DeadLetterFilter): Promise<IndexedDeadLetter<TaskDeadLetter>[]>;
+  findMany(ids: readonly string[]): Promise<Map<string, IndexedDeadLetter[]>>;
+}
 
 /** What to redrive; every given criterion must hold (none = every pending dead letter). */
 export interface RedriveRequest {
@@ -34,13 +45,13 @@ export interface RedrivePlan {
  * are skipped (resending them would only dead-letter them again) and stay pending. Task ids asked
  * for by name that are not sent say why.
  */
-export function planRedrive(
-  state: DlqState,
+export async function planRedrive(
+  source: RedriveSource,
   request: RedriveRequest,
   destinationStatus: (destinationId: string) => DestinationStatus,
-): RedrivePlan {
+): Promise<RedrivePlan> {
   const requested = request.taskIds ? new Set(request.taskIds) : undefined;
-  const pending = state.pendingTasks({
+  const pending = await source.pendingTasks({
     destinationId: request.destinationId,
     sinceMs: request.sinceMs,
     untilMs: request.untilMs,
@@ -69,15 +80,16 @@ export function planRedrive(
   }
   plan.send.sort((a, b) => deadLetteredAtMs(a) - deadLetteredAtMs(b));
 
-  for (const id of requested ?? []) {
-    if (byTask.has(id)) continue;
-    const found = state.find(id);
+  const unsent = [...(requested ?? [])].filter((id) => !byTask.has(id));
+  const looked = unsent.length > 0 ? await source.findMany(unsent) : new Map<string, IndexedDeadLetter[]>();
+  for (const id of unsent) {
+    const found = looked.get(id) ?? [];
     const reason: RedriveSkipReason =
       found.length === 0
         ? 'not_found'
         : found[0]!.kind === 'undecodable'
           ? 'not_redrivable'
-          : found.every((e) => state.redrivenAtMs(e) !== undefined)
+          : found.every((e) => e.redrivenAtMs !== undefined)
             ? 'already_redriven'
             : 'not_matching';
     plan.skipped.push({ id, reason });

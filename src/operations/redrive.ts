@@ -5,7 +5,8 @@ import { encodeTask, taskKey } from '../records/delivery-task';
 import type { BatchingProducer } from '../kafka/batching-producer';
 import type { Logger } from '../observability/logger';
 import { encodeRedriven } from '../records/dlq';
-import type { DlqState, TaskDeadLetter } from './dlq-state';
+import type { TaskDeadLetter } from './dead-letters';
+import type { DlqStore } from './dlq-store';
 import { DlqIndexLoadingError } from './errors';
 import type { OperationsMetrics } from './metrics';
 import {
@@ -17,7 +18,7 @@ import {
 } from './redrive-plan';
 
 export interface RedriverOptions {
-  state: DlqState;
+  state: DlqStore;
   /** Whether the dead-letter index has caught up (otherwise markers could be missed). */
   ready: () => boolean;
   catalog: CatalogView;
@@ -63,7 +64,7 @@ export class Redriver {
 
   private async run(request: RedriveRequest): Promise<RedriveResult> {
     const { state, catalog, logger } = this.options;
-    const plan = planRedrive(state, request, (id) => destinationStatus(catalog, id));
+    const plan = await planRedrive(state, request, (id) => destinationStatus(catalog, id));
     for (let i = 0; i < plan.send.length; i += this.chunkSize) {
       const chunk = plan.send.slice(i, i + this.chunkSize);
       const ids = new Set(chunk.map((e) => e.task.taskId));

@@ -45,28 +45,25 @@ function operationsHandlers(options: OperationsRoutesOptions): Record<Operations
     return dlq.state;
   };
   return {
-    listDeadLetters: ({ url, res }) => {
+    listDeadLetters: async ({ url, res }) => {
       const state = readyDlq();
       const query = validated(deadLetterQuerySchema, Object.fromEntries(url.searchParams));
-      const matching = state.list({
-        destinationId: query.destinationId,
-        sinceMs: optionalMs(query.since),
-        untilMs: optionalMs(query.until),
-      });
-      sendJson(res, 200, {
-        deadLetters: matching.slice(0, query.limit).map((e) => deadLetterView(e, state.redrivenAtMs(e))),
-        total: matching.length,
-      });
-    },
-    getDeadLetter: ({ params, res }) => {
-      const state = readyDlq();
-      const entries = state.find(params.taskId!);
-      if (entries.length === 0) throw new DeadLetterNotFoundError(params.taskId!);
-      sendJson(
-        res,
-        200,
-        deadLetterDetail(entries, (e) => state.redrivenAtMs(e)),
+      const { deadLetters, total } = await state.list(
+        {
+          destinationId: query.destinationId,
+          reason: query.reason,
+          sinceMs: optionalMs(query.since),
+          untilMs: optionalMs(query.until),
+        },
+        query.limit,
       );
+      sendJson(res, 200, { deadLetters: deadLetters.map(deadLetterView), total });
+    },
+    getDeadLetter: async ({ params, res }) => {
+      const state = readyDlq();
+      const entries = await state.find(params.taskId!);
+      if (entries.length === 0) throw new DeadLetterNotFoundError(params.taskId!);
+      sendJson(res, 200, deadLetterDetail(entries));
     },
     redriveDeadLetters: async ({ req, res }) => {
       const body = await parseJsonBody(req, redriveBodySchema);

@@ -26,6 +26,7 @@ export const DEFAULT_LIMIT = 100;
 export const deadLetterQuerySchema = z
   .strictObject({
     destinationId: z.string().min(1).optional(),
+    reason: z.string().min(1).optional(),
     since: isoTime.optional(),
     until: isoTime.optional(),
     limit: limit(DEFAULT_LIMIT, MAX_LIMIT),
@@ -59,6 +60,11 @@ export const replayBodySchema = z
 /** Query parameter documentation for OpenAPI (the schemas above validate them). */
 export const deadLetterQueryDocs = [
   { name: 'destinationId', description: 'Only this destination’s dead letters.', schema: { type: 'string' } },
+  {
+    name: 'reason',
+    description: 'Only dead letters given up for this reason (retry_cutoff, http_410, …).',
+    schema: { type: 'string' },
+  },
   {
     name: 'since',
     description: 'Dead-lettered at or after (ISO 8601).',

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { AttemptEntry } from '../records/delivery-attempt';
-import { deadLetterId, type DeadLetter, type TaskDeadLetter } from './dlq-state';
+import { deadLetterId, type IndexedDeadLetter, type TaskDeadLetter } from './dead-letters';
 import type { ReplayProgress } from './replay';
 import type { RedriveResult } from './redrive';
 
@@ -168,7 +168,7 @@ export type RedriveResultView = z.output<typeof redriveResultSchema>;
 const iso = (ms: number) => new Date(ms).toISOString();
 const optionalIso = (ms: number | undefined) => (ms === undefined ? undefined : iso(ms));
 
-export function deadLetterView(entry: DeadLetter, redrivenAtMs: number | undefined): DeadLetterView {
+export function deadLetterView(entry: IndexedDeadLetter): DeadLetterView {
   const dlq = { partition: entry.position.partition, offset: entry.position.offset };
   if (entry.kind === 'undecodable') {
     const { copy } = entry;
@@ -182,10 +182,10 @@ export function deadLetterView(entry: DeadLetter, redrivenAtMs: number | undefin
       dlq,
     };
   }
-  return taskView(entry, redrivenAtMs);
+  return taskView(entry);
 }
 
-function taskView({ task, position }: TaskDeadLetter, redrivenAtMs: number | undefined): TaskDeadLetterView {
+function taskView({ task, position, redrivenAtMs }: IndexedDeadLetter<TaskDeadLetter>): TaskDeadLetterView {
   return {
     kind: 'task',
     id: task.taskId,
@@ -213,17 +213,16 @@ function taskView({ task, position }: TaskDeadLetter, redrivenAtMs: number | und
 }
 
 /** The latest dead letter with this id, with its payload and the earlier ones. `entries` oldest first. */
-export function deadLetterDetail(
-  entries: DeadLetter[],
-  redrivenAtMs: (entry: DeadLetter) => number | undefined,
-): DeadLetterDetailView {
+export function deadLetterDetail(entries: IndexedDeadLetter[]): DeadLetterDetailView {
   const latest = entries[entries.length - 1]!;
-  if (latest.kind === 'undecodable') return deadLetterView(latest, undefined) as DeadLetterDetailView;
-  const previous = entries.slice(0, -1).filter((e): e is TaskDeadLetter => e.kind === 'task');
+  if (latest.kind === 'undecodable') return deadLetterView(latest) as DeadLetterDetailView;
+  const previous = entries
+    .slice(0, -1)
+    .filter((e): e is IndexedDeadLetter<TaskDeadLetter> => e.kind === 'task');
   return {
-    ...taskView(latest, redrivenAtMs(latest)),
+    ...taskView(latest),
     payload: latest.task.payload,
-    previous: previous.map((e) => taskView(e, redrivenAtMs(e))),
+    previous: previous.map(taskView),
   };
 }
 

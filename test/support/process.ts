@@ -5,11 +5,18 @@ const ROOT = path.resolve(__dirname, '../..');
 
 /**
  * Runs `src/main.ts` (what `npm start` runs) as a real child process, in one process (no tsx
- * wrapper), so that a signal sent to it reaches Hookline itself. An `undefined` value unsets a
- * variable of this process's environment.
+ * wrapper), so that a signal sent to it reaches Hookline itself; with `built`, the compiled
+ * `dist/src/main.js` of `npm run build` instead, as the image runs it. An `undefined` value unsets
+ * a variable of this process's environment.
  */
-export function spawnHookline(env: Record<string, string | undefined>): ChildProcess & { output: string[] } {
-  const child = spawn(process.execPath, ['--require', 'tsx/cjs', 'src/main.ts'], {
+export function spawnHookline(
+  env: Record<string, string | undefined>,
+  options: { built?: boolean } = {},
+): ChildProcess & { output: string[] } {
+  const args = options.built
+    ? [path.join(ROOT, 'dist/src/main.js')]
+    : ['--require', 'tsx/cjs', 'src/main.ts'];
+  const child = spawn(process.execPath, args, {
     cwd: ROOT,
     env: { ...process.env, HOOKLINE_LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

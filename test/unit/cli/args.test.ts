@@ -13,6 +13,7 @@ describe('CLI arguments → admin API requests', () => {
         path: '/api/v1/dead-letters?destinationId=dst_a&since=2024-05-01T10%3A00%3A00.000Z&until=2024-05-01T11%3A30%3A00.000Z&limit=5',
       },
     ],
+    ['dlq list --reason http_410', { method: 'GET', path: '/api/v1/dead-letters?reason=http_410' }],
     ['dlq show src:m/1:dst', { method: 'GET', path: '/api/v1/dead-letters/src%3Am%2F1%3Adst' }],
     ['dlq redrive --all', { method: 'POST', path: '/api/v1/dead-letters/redrive', body: {} }],
     [

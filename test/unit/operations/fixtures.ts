@@ -1,3 +1,5 @@
+import os from 'node:os';
+import { DlqStore } from '../../../src/operations/dlq-store';
 import type { DeliveryTask } from '../../../src/records/delivery-task';
 import type { DlqRecord } from '../../../src/records/dlq';
 
@@ -48,3 +50,13 @@ export const redrivenRecord = (taskId: string, partition: number, offset: string
 });
 
 export const at = (partition: number, offset: number) => ({ partition, offset: String(offset) });
+
+const stores: DlqStore[] = [];
+afterAll(() => stores.splice(0).forEach((s) => s.close()));
+
+/** A dead-letter index on files in the temporary directory, closed after the test file. */
+export function newStore(cacheEntries = 2): DlqStore {
+  const store = new DlqStore({ dir: os.tmpdir(), cacheEntries });
+  stores.push(store);
+  return store;
+}

@@ -34,6 +34,7 @@ describe('operations and deletion requests in the admin OpenAPI document', () =>
     const list = paths['/api/v1/dead-letters']!.get!;
     expect((list.parameters as { name: string }[]).map((p) => p.name)).toEqual([
       'destinationId',
+      'reason',
       'since',
       'until',
       'limit',

@@ -1,6 +1,5 @@
-import { DlqState } from '../../../src/operations/dlq-state';
 import { freshTask, planRedrive, type DestinationStatus } from '../../../src/operations/redrive-plan';
-import { at, deadTask, redrivenRecord, taskRecord, undecodableRecord } from './fixtures';
+import { at, deadTask, newStore, redrivenRecord, taskRecord, undecodableRecord } from './fixtures';
 
 const statuses: Record<string, DestinationStatus> = {
   dst_a: 'enabled',
@@ -9,8 +8,8 @@ const statuses: Record<string, DestinationStatus> = {
 };
 const status = (id: string): DestinationStatus => statuses[id] ?? 'deleted';
 
-function state(): DlqState {
-  const s = new DlqState();
+function state() {
+  const s = newStore();
   s.apply(at(0, 0), taskRecord(deadTask({ messageId: 'm1', at: 1_000 })));
   s.apply(at(0, 1), taskRecord(deadTask({ messageId: 'm2', destinationId: 'dst_b', at: 2_000 })));
   s.apply(at(0, 2), taskRecord(deadTask({ messageId: 'm3', at: 3_000 })));
@@ -34,18 +33,18 @@ describe('planRedrive', () => {
     ],
     ['named tasks', { taskIds: ['src_1:m1:dst_a'] }, ['src_1:m1:dst_a']],
     ['a redriven task by name', { taskIds: ['src_1:m3:dst_a'] }, []],
-  ])('sends %s, oldest first', (_case, request, expected) => {
-    expect(planRedrive(state(), request, status).send.map((e) => e.task.taskId)).toEqual(expected);
+  ])('sends %s, oldest first', async (_case, request, expected) => {
+    expect((await planRedrive(state(), request, status)).send.map((e) => e.task.taskId)).toEqual(expected);
   });
 
-  it('sends the latest dead letter of a task once and marks all its pending ones', () => {
-    const plan = planRedrive(state(), { destinationId: 'dst_a' }, status);
+  it('sends the latest dead letter of a task once and marks all its pending ones', async () => {
+    const plan = await planRedrive(state(), { destinationId: 'dst_a' }, status);
     expect(plan.send.map((e) => e.position.offset)).toEqual(['7']);
     expect(plan.mark.map((e) => e.position.offset)).toEqual(['0', '7']);
   });
 
-  it('skips tasks of disabled or deleted destinations, and says why named tasks are not sent', () => {
-    const plan = planRedrive(
+  it('skips tasks of disabled or deleted destinations, and says why named tasks are not sent', async () => {
+    const plan = await planRedrive(
       state(),
       {
         taskIds: [

@@ -4,12 +4,11 @@ import type { CatalogView } from '../../../src/records/catalog-model';
 import { KafkaUnavailableError } from '../../../src/core/errors';
 import type { BatchingProducer, OutgoingMessage } from '../../../src/kafka/batching-producer';
 import { silentLogger } from '../../../src/observability/logger';
-import { DlqState } from '../../../src/operations/dlq-state';
 import { DlqIndexLoadingError } from '../../../src/operations/errors';
 import { createOperationsMetrics } from '../../../src/operations/metrics';
 import { Redriver } from '../../../src/operations/redrive';
 import { sampleDestination } from '../../fixtures/catalog';
-import { at, deadTask, taskRecord } from './fixtures';
+import { at, deadTask, newStore, taskRecord } from './fixtures';
 
 /** Encodes as JSON `{ name, value }`, so the test can read what was written. */
 const avro = {
@@ -29,7 +28,7 @@ function setup(options: { failOnTopic?: string; ready?: boolean } = {}) {
   const catalog = {
     destination: (id: string) => (id === 'dst_a' ? sampleDestination({ id }) : undefined),
   } as CatalogView;
-  const state = new DlqState();
+  const state = newStore();
   state.apply(at(0, 0), taskRecord(deadTask({ messageId: 'm1', at: 1_000 })));
   state.apply(at(0, 1), taskRecord(deadTask({ messageId: 'm2', at: 2_000 })));
   const registry = new Registry();
@@ -69,7 +68,7 @@ describe('Redriver', () => {
       name: 'io.hookline.delivery.Redriven',
       value: { taskId: 'src_1:m1:dst_a', deadLetterPartition: 0, deadLetterOffset: 0, redrivenAt: 9_000 },
     });
-    expect(state.pendingTasks()).toEqual([]);
+    expect(await state.pendingTasks()).toEqual([]);
     expect(await registry.getSingleMetricAsString('hookline_redriven_total')).toContain(
       'hookline_redriven_total{destination_id="dst_a"} 2',
     );
@@ -83,7 +82,7 @@ describe('Redriver', () => {
     await expect(redriver.redrive({ taskIds: ['src_1:m1:dst_a'] })).rejects.toBeInstanceOf(
       KafkaUnavailableError,
     );
-    expect(state.pendingTasks().map((e) => e.task.messageId)).toEqual(['m1', 'm2']);
+    expect((await state.pendingTasks()).map((e) => e.task.messageId)).toEqual(['m1', 'm2']);
   });
 
   it('refuses to redrive before the index has read the whole topic', async () => {

@@ -5,13 +5,12 @@ import { Router } from '../../../src/http/router';
 import { silentLogger } from '../../../src/observability/logger';
 import { AttemptLog } from '../../../src/operations/attempt-log';
 import type { DlqIndex } from '../../../src/operations/dlq-index';
-import { DlqState } from '../../../src/operations/dlq-state';
 import type { Redriver } from '../../../src/operations/redrive';
 import type { Replays } from '../../../src/operations/replay';
 import { mountAdminApi } from '../../../src/admin-api';
 import { toOperationsHttpError } from '../../../src/operations/errors';
 import { operationsRoutes } from '../../../src/operations/routes';
-import { at, deadTask, taskRecord } from './fixtures';
+import { at, deadTask, newStore, taskRecord } from './fixtures';
 
 /** The operations routes over real HTTP, with in-memory components. */
 describe('operations routes', () => {
@@ -22,7 +21,7 @@ describe('operations routes', () => {
 
   beforeAll(async () => {
     const router = new Router();
-    const state = new DlqState();
+    const state = newStore();
     state.apply(at(0, 0), taskRecord(deadTask()));
     const dlq: DlqIndex = { state, ready: () => ready, stop: async () => undefined };
     const redriver = {

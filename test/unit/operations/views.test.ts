@@ -1,13 +1,15 @@
-import { DlqState } from '../../../src/operations/dlq-state';
 import { attemptView, deadLetterDetail, deadLetterView, replayView } from '../../../src/operations/views';
-import { at, deadTask, redrivenRecord, taskRecord, undecodableRecord } from './fixtures';
+import { at, deadTask } from './fixtures';
 
 describe('operations views', () => {
   it('shows a task dead letter with reason, attempts, history and times, without its payload', () => {
-    const state = new DlqState();
-    state.apply(at(0, 4), taskRecord(deadTask({ at: Date.UTC(2024, 4, 1) })));
-    const [entry] = state.list();
-    expect(deadLetterView(entry!, Date.UTC(2024, 4, 2))).toEqual({
+    const entry = {
+      kind: 'task' as const,
+      position: at(0, 4),
+      task: deadTask({ at: Date.UTC(2024, 4, 1) }),
+      redrivenAtMs: Date.UTC(2024, 4, 2),
+    };
+    expect(deadLetterView(entry)).toEqual({
       kind: 'task',
       id: 'src_1:m1:dst_a',
       taskId: 'src_1:m1:dst_a',
@@ -44,9 +46,15 @@ describe('operations views', () => {
   });
 
   it('shows an undecodable record by position, with its size but not its bytes', () => {
-    const state = new DlqState();
-    state.apply(at(0, 2), undecodableRecord(0));
-    expect(deadLetterView(state.list()[0]!, undefined)).toEqual({
+    const copy = {
+      topic: 'h.deliveries',
+      partition: 1,
+      offset: 7,
+      reason: 'corrupt',
+      deadLetteredAtMs: 0,
+      valueBytes: 3,
+    };
+    expect(deadLetterView({ kind: 'undecodable', position: at(0, 2), copy })).toEqual({
       kind: 'undecodable',
       id: 'undecodable:0:2',
       reason: 'corrupt',
@@ -58,11 +66,10 @@ describe('operations views', () => {
   });
 
   it('details the latest dead letter of a task with its payload and the earlier ones', () => {
-    const state = new DlqState();
-    state.apply(at(0, 0), taskRecord(deadTask({ at: 1_000 })));
-    state.apply(at(0, 1), redrivenRecord('src_1:m1:dst_a', 0, '0', 1_500));
-    state.apply(at(0, 2), taskRecord(deadTask({ at: 2_000, attempts: 4 })));
-    const detail = deadLetterDetail(state.find('src_1:m1:dst_a'), (e) => state.redrivenAtMs(e));
+    const detail = deadLetterDetail([
+      { kind: 'task', position: at(0, 0), task: deadTask({ at: 1_000 }), redrivenAtMs: 1_500 },
+      { kind: 'task', position: at(0, 2), task: deadTask({ at: 2_000, attempts: 4 }) },
+    ]);
     expect(detail).toMatchObject({ attempts: 4, payload: '{"messageId":"m1"}', redrivenAt: undefined });
     expect('previous' in detail && detail.previous).toMatchObject([
       { dlq: { offset: '0' }, redrivenAt: '1970-01-01T00:00:01.500Z' },
