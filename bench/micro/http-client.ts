@@ -1,8 +1,9 @@
 /**
  * Micro-benchmark of the webhook HTTP client: keep-alive POSTs of a ~1 KB signed body to a local
  * receiver (its own process, answering 200 at once), 50 in flight (the worker's per-destination
- * concurrency). Side by side in one run, interleaved rounds: raw node:http (the baseline), and each
- * client under test. Prints requests/s and CPU µs per request of this process, and ratios to the
+ * concurrency). Side by side in one run, interleaved rounds: raw node:http (the baseline) and
+ * Hookline's webhook client (src/delivery/http/client.ts, SSRF guard and all). Commit 2605508 ran
+ * the same rounds with got 11, the client before undici (figures in bench/README.md). Prints requests/s and CPU µs per request of this process, and ratios to the
  * raw round of the same repetition.
  *
  *   npx tsx bench/micro/http-client.ts [requests per round, default 20000] [repetitions, default 3]
@@ -13,7 +14,6 @@ import http from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { createAddressPolicy } from '../../src/security/address-policy';
 import { createWebhookClient, type WebhookClient } from '../../src/delivery/http/client';
-import { createUndiciWebhookClient } from '../../src/delivery/http/undici-client';
 import { median } from '../lib/stats';
 
 const CONCURRENCY = 50;
@@ -44,8 +44,7 @@ async function main(): Promise<void> {
   const policy = createAddressPolicy({ allowedNetworks: ['127.0.0.0/8', '::1/128'] });
   const clients: Record<string, () => { post: Post; close: () => void }> = {
     'raw node:http': rawClient,
-    got: () => wrap(createWebhookClient({ addressPolicy: policy })),
-    undici: () => wrap(createUndiciWebhookClient({ addressPolicy: policy })),
+    'hookline (undici)': () => wrap(createWebhookClient({ addressPolicy: policy })),
   };
   const rows: Record<string, { rps: number[]; cpuUs: number[] }> = {};
   try {
@@ -58,7 +57,7 @@ async function main(): Promise<void> {
         (rows[name] ??= { rps: [], cpuUs: [] }).rps.push(figures.rps);
         rows[name].cpuUs.push(figures.cpuUs);
         console.log(
-          `rep ${rep + 1} ${name.padEnd(14)} ${figures.rps.toFixed(0)} req/s  ${figures.cpuUs.toFixed(1)} µs CPU/req`,
+          `rep ${rep + 1} ${name.padEnd(17)} ${figures.rps.toFixed(0)} req/s  ${figures.cpuUs.toFixed(1)} µs CPU/req`,
         );
       }
     }
@@ -94,7 +93,7 @@ function report(rows: Record<string, { rps: number[]; cpuUs: number[] }>): void 
     const rpsRatio = median(row.rps.map((v, i) => v / raw.rps[i]!));
     const cpuRatio = median(row.cpuUs.map((v, i) => v / raw.cpuUs[i]!));
     console.log(
-      `${name.padEnd(14)} ${median(row.rps).toFixed(0).padStart(6)} req/s (×${rpsRatio.toFixed(2)})  ` +
+      `${name.padEnd(17)} ${median(row.rps).toFixed(0).padStart(6)} req/s (×${rpsRatio.toFixed(2)})  ` +
         `${median(row.cpuUs).toFixed(1).padStart(6)} µs CPU/req (×${cpuRatio.toFixed(2)})  ` +
         `spread req/s ${Math.min(...row.rps).toFixed(0)}–${Math.max(...row.rps).toFixed(0)}`,
     );
