@@ -6,7 +6,7 @@ import { signatureFor } from '../../../src/delivery/http/signing';
 
 const clock = { now: () => 1_000 };
 const ok = (status = 200): HttpAttempt => ({ kind: 'response', status, durationMs: 12 });
-const TIMEOUT_MESSAGE = "Timeout awaiting 'request' for 5000ms";
+const TIMEOUT_MESSAGE = 'Timeout: no answer within 5000 ms';
 const timeout: HttpAttempt = {
   kind: 'error',
   result: 'timeout',

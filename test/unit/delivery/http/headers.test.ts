@@ -35,6 +35,9 @@ describe('requestHeaders', () => {
     'host',
     'Transfer-Encoding',
     'connection',
+    'Keep-Alive',
+    'upgrade',
+    'Expect',
   ])('drops a static %s: ours win, the framing stays intact', (name) => {
     const headers = requestHeaders({
       staticHeaders: { [name]: 'forged', 'X-Ok': '1' },
