@@ -15,6 +15,7 @@ import { deletionRoutes } from './deletions/routes';
 import { startDeliveryWorker, type DeliveryWorker } from './delivery/role';
 import { createHttpServer, type ReadinessCheck } from './http/server';
 import { Router } from './http/router';
+import { IngestAdmission } from './ingest/admission';
 import { createIngestMetrics } from './ingest/metrics';
 import { EventPublisher } from './ingest/publisher';
 import { registerTrackingRoutes } from './ingest/routes';
@@ -177,11 +178,13 @@ export async function startApp(options: AppOptions): Promise<App> {
 
     // --- roles ---
     if (config.roles.includes('ingest')) {
+      const admission = new IngestAdmission({ limits: config.ingest });
       registerTrackingRoutes({
         router,
         catalog: catalog.store,
         publisher,
-        metrics: createIngestMetrics(metrics),
+        admission,
+        metrics: createIngestMetrics(metrics, admission),
         clock,
         logger: logger.child({ component: 'ingest' }),
       });

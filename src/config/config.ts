@@ -12,6 +12,8 @@ export interface Config {
   /** The admin API's own server; undefined: the admin API is on the main port. */
   adminHttp: { port: number; host: string } | undefined;
   roles: Role[];
+  /** The tracking API's admission queue (ingest/admission.ts). */
+  ingest: { concurrency: number; queue: number; queueTimeoutMs: number };
   adminToken: string | undefined;
   /**
    * The keys sealing secrets on the catalog topic; undefined when HOOKLINE_SECRETS_KEY is unset
@@ -82,6 +84,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         ? undefined
         : { port: c.HOOKLINE_ADMIN_PORT, host: c.HOOKLINE_ADMIN_HOST ?? c.HOOKLINE_HTTP_HOST },
     roles: c.HOOKLINE_ROLES,
+    ingest: {
+      concurrency: c.HOOKLINE_INGEST_CONCURRENCY,
+      queue: c.HOOKLINE_INGEST_QUEUE,
+      queueTimeoutMs: c.HOOKLINE_INGEST_QUEUE_TIMEOUT,
+    },
     adminToken: c.HOOKLINE_ADMIN_TOKEN,
     secrets: {
       keyring: c.HOOKLINE_SECRETS_KEY
