@@ -57,7 +57,7 @@ export const envSchema = z.object({
    * Tracking API requests handled at once per process (body read, normalised, waiting for Kafka).
    * More wait in the admission queue below; see README › Operations › Ingest under a burst.
    */
-  HOOKLINE_INGEST_CONCURRENCY: envInt({ min: 1, max: 100_000 }).default(64),
+  HOOKLINE_INGEST_CONCURRENCY: envInt({ min: 1, max: 100_000 }).default(16),
   /** Tracking API requests that may wait for a slot; one more is answered 503 + Retry-After at once. */
   HOOKLINE_INGEST_QUEUE: envInt({ min: 0, max: 1_000_000 }).default(1_000),
   /** Longest wait for a slot; a request still waiting then is answered 503 + Retry-After. */
