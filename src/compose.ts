@@ -2,6 +2,7 @@ import { SchemaRegistry } from '@kafkajs/confluent-schema-registry';
 import type { Admin, Kafka } from 'kafkajs';
 import { Registry } from 'prom-client';
 import { mountAdminApi } from './admin-api';
+import type { WorkerGroupView } from './cluster-worker';
 import { AvroCodec } from './avro/codec';
 import { registryAnswers } from './avro/registry-health';
 import { defaultSchemaDir, loadSchemaFiles } from './avro/schema-files';
@@ -40,6 +41,8 @@ export interface AppOptions {
   cluster: ClusterAddress;
   logger?: Logger;
   clock?: Clock;
+  /** A child of HOOKLINE_WORKERS: serves the whole group's /metrics and readiness (cluster-worker.ts). */
+  joinGroup?: (metrics: Registry) => WorkerGroupView;
 }
 
 /** The shared parts the roles were built from; for tests, the bench and diagnostics, not for roles. */
@@ -89,7 +92,9 @@ export async function startApp(options: AppOptions): Promise<App> {
     },
     { name: 'schemaRegistry', check: () => registryAnswers(cluster.schemaRegistryUrl, config.registry) },
   ];
-  const http = createHttpServer({ ...config.http, router, metrics, readiness, logger });
+  const group = options.joinGroup?.(metrics);
+  if (group) readiness.push(group.readiness);
+  const http = createHttpServer({ ...config.http, ...group?.server, router, metrics, readiness, logger });
   // With HOOKLINE_ADMIN_PORT, the admin API is served only by a server of its own (plus /healthz).
   const adminRouter = config.adminHttp ? new Router() : router;
   const adminHttp =

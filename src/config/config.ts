@@ -12,6 +12,8 @@ export interface Config {
   /** The admin API's own server; undefined: the admin API is on the main port. */
   adminHttp: { port: number; host: string } | undefined;
   roles: Role[];
+  /** HOOKLINE_WORKERS: processes to run (`auto`: one per CPU); see workerCount. */
+  workers: 'auto' | number;
   /** The tracking API's admission queue (ingest/admission.ts). */
   ingest: { concurrency: number; queue: number; queueTimeoutMs: number };
   adminToken: string | undefined;
@@ -84,6 +86,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         ? undefined
         : { port: c.HOOKLINE_ADMIN_PORT, host: c.HOOKLINE_ADMIN_HOST ?? c.HOOKLINE_HTTP_HOST },
     roles: c.HOOKLINE_ROLES,
+    workers: c.HOOKLINE_WORKERS,
     ingest: {
       concurrency: c.HOOKLINE_INGEST_CONCURRENCY,
       queue: c.HOOKLINE_INGEST_QUEUE,
@@ -143,4 +146,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       attemptsPerDestination: c.HOOKLINE_ATTEMPT_INDEX_PER_DESTINATION,
     },
   };
+}
+
+/** How many processes HOOKLINE_WORKERS asks for on a machine with `cpus` CPUs (at least 1). */
+export function workerCount(setting: Config['workers'], cpus: number): number {
+  return setting === 'auto' ? Math.max(1, cpus) : setting;
 }

@@ -32,6 +32,24 @@ export const envSchema = z.object({
   HOOKLINE_ADMIN_PORT: envInt({ min: 0, max: 65_535 }).optional(),
   /** Interface the admin port binds (only with HOOKLINE_ADMIN_PORT). Default: HOOKLINE_HTTP_HOST. */
   HOOKLINE_ADMIN_HOST: envString().optional(),
+  /**
+   * Processes to run: `auto` = one per CPU (os.availableParallelism()), or a number. With more
+   * than one, a primary forks that many children (node:cluster) sharing the HTTP port and the
+   * consumer groups' partitions, restarts a crashed one and drains them all on SIGTERM.
+   */
+  HOOKLINE_WORKERS: z
+    .preprocess(
+      (v) => (v === '' || v === undefined ? undefined : v),
+      z.union([
+        z.literal('auto'),
+        z
+          .string()
+          .regex(/^\d+$/, "expected 'auto' or a number of processes")
+          .transform(Number)
+          .pipe(z.number().int().min(1).max(256)),
+      ]),
+    )
+    .default('auto'),
   /** Which roles this process runs; all by default. */
   HOOKLINE_ROLES: z
     .preprocess(

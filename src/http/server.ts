@@ -18,6 +18,8 @@ export interface HttpServerOptions {
   router: Router;
   /** Serves `/metrics` when given. */
   metrics?: Registry;
+  /** What `/metrics` serves instead of `metrics`' own text (several processes' aggregate). */
+  metricsText?: () => Promise<string>;
   /** Serves `/readyz` when given. */
   readiness?: ReadinessCheck[];
   logger: Logger;
@@ -59,7 +61,7 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
   }
   if (metrics) {
     router.add('GET', '/metrics', async ({ res }) =>
-      sendText(res, 200, await metrics.metrics(), metrics.contentType),
+      sendText(res, 200, await (options.metricsText ?? (() => metrics.metrics()))(), metrics.contentType),
     );
   }
 

@@ -6,12 +6,13 @@ const ROOT = path.resolve(__dirname, '../..');
 /**
  * Runs `src/main.ts` (what `npm start` runs) as a real child process, in one process (no tsx
  * wrapper), so that a signal sent to it reaches Hookline itself. An `undefined` value unsets a
- * variable of this process's environment.
+ * variable of this process's environment. One process (HOOKLINE_WORKERS=1) unless `env` says
+ * otherwise, so a signal or SIGKILL hits Hookline itself, not a primary of children.
  */
 export function spawnHookline(env: Record<string, string | undefined>): ChildProcess & { output: string[] } {
   const child = spawn(process.execPath, ['--require', 'tsx/cjs', 'src/main.ts'], {
     cwd: ROOT,
-    env: { ...process.env, HOOKLINE_LOG_LEVEL: 'warn', ...env },
+    env: { ...process.env, HOOKLINE_LOG_LEVEL: 'warn', HOOKLINE_WORKERS: '1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   }) as ChildProcess & { output: string[] };
   child.output = [];

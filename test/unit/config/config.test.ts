@@ -1,4 +1,4 @@
-import { loadConfig } from '../../../src/config/config';
+import { loadConfig, workerCount } from '../../../src/config/config';
 import { parseDurationMs } from '../../../src/config/env';
 import { ConfigError } from '../../../src/core/errors';
 import { keyIdOf } from '../../../src/security/secrets';
@@ -157,4 +157,21 @@ describe('parseDurationMs', () => {
     ['', undefined],
     ['10 parsecs', undefined],
   ])('%s → %s', (text, ms) => expect(parseDurationMs(text)).toBe(ms));
+});
+
+describe('HOOKLINE_WORKERS', () => {
+  it.each([
+    [undefined, 4, 4],
+    ['auto', 2, 2],
+    ['auto', 0, 1],
+    ['1', 8, 1],
+    ['3', 2, 3],
+  ])('%s on %i CPUs → %i processes', (value, cpus, expected) => {
+    const config = loadConfig(value === undefined ? {} : { HOOKLINE_WORKERS: value });
+    expect(workerCount(config.workers, cpus)).toBe(expected);
+  });
+
+  it.each(['0', 'many', '-1', '1.5'])('refuses %s', (value) => {
+    expect(() => loadConfig({ HOOKLINE_WORKERS: value })).toThrow(/HOOKLINE_WORKERS/);
+  });
 });
