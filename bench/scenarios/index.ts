@@ -4,6 +4,7 @@ import { e2eScenario } from './e2e';
 import { ingestScenario } from './ingest';
 import { isolation3of4Scenario, isolation9of10Scenario, isolationScenario } from './isolation';
 import { latencyScenario } from './latency';
+import { processesScenario } from './processes';
 import { producerScenario } from './producer';
 import { retryLatenessScenario } from './retry-lateness';
 
@@ -12,6 +13,7 @@ export const SCENARIOS: readonly Scenario[] = [
   ingestScenario,
   burstScenario,
   e2eScenario,
+  processesScenario,
   latencyScenario,
   isolationScenario,
   isolation3of4Scenario,
