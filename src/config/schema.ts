@@ -78,7 +78,10 @@ export const envSchema = z.object({
   HOOKLINE_INGEST_CONCURRENCY: envInt({ min: 1, max: 100_000 }).default(16),
   /** Tracking API requests that may wait for a slot; one more is answered 503 + Retry-After at once. */
   HOOKLINE_INGEST_QUEUE: envInt({ min: 0, max: 1_000_000 }).default(1_000),
-  /** Longest wait for a slot; a request still waiting then is answered 503 + Retry-After. */
+  /**
+   * Longest wait for a slot, counted from the request's arrival (so a busy event loop's delay counts);
+   * a request still waiting then is answered 503 + Retry-After.
+   */
   HOOKLINE_INGEST_QUEUE_TIMEOUT: envDurationMs().default(500),
   /** Bearer token for the admin API. Generated (and printed) by `npm start` when unset. */
   HOOKLINE_ADMIN_TOKEN: envString().optional(),

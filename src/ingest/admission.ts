@@ -9,19 +9,24 @@ export interface IngestAdmissionLimits {
   concurrency: number;
   /** Requests waiting for a slot; one more is refused at once (HOOKLINE_INGEST_QUEUE). */
   queue: number;
-  /** Longest wait for a slot; a request still waiting then is refused (HOOKLINE_INGEST_QUEUE_TIMEOUT). */
+  /** Longest wait for a slot, from arrival; one still waiting then is refused (HOOKLINE_INGEST_QUEUE_TIMEOUT). */
   queueTimeoutMs: number;
 }
 
 export type AdmissionDecision = 'run' | 'wait' | 'refuse';
 
-/** What a new request does, given what runs and waits now. First come, first served. */
+/**
+ * What a new request does, given what runs and waits now and how long it already waited before
+ * its handler ran (a busy event loop). First come, first served; a request that already used up
+ * the queue timeout does not queue.
+ */
 export function admissionDecision(
   state: { running: number; waiting: number },
   limits: IngestAdmissionLimits,
+  waitedMs = 0,
 ): AdmissionDecision {
   if (state.running < limits.concurrency && state.waiting === 0) return 'run';
-  if (state.waiting < limits.queue) return 'wait';
+  if (state.waiting < limits.queue && waitedMs < limits.queueTimeoutMs) return 'wait';
   return 'refuse';
 }
 
@@ -64,14 +69,19 @@ export class IngestAdmission {
     return this.waiters.length;
   }
 
-  /** Resolves when the request may run, or is refused (at once when the queue is full). */
-  enter(): Promise<Admission> {
-    const decision = admissionDecision(
-      { running: this.running, waiting: this.waiters.length },
-      this.options.limits,
-    );
+  /**
+   * Resolves when the request may run, or is refused (at once when the queue is full). `waitedMs`:
+   * how long it waited before asking, which counts against the queue timeout.
+   */
+  enter(waitedMs = 0): Promise<Admission> {
+    const { limits } = this.options;
+    const state = { running: this.running, waiting: this.waiters.length };
+    const decision = admissionDecision(state, limits, waitedMs);
     if (decision === 'run') return Promise.resolve(this.admit());
-    if (decision === 'refuse') return Promise.resolve({ admitted: false, reason: 'queue_full' });
+    if (decision === 'refuse') {
+      const reason = state.waiting < limits.queue ? 'queue_timeout' : 'queue_full';
+      return Promise.resolve({ admitted: false, reason });
+    }
     return new Promise<Admission>((resolve) => {
       const waiter: Waiter = {
         admit: resolve,
@@ -79,7 +89,7 @@ export class IngestAdmission {
           const index = this.waiters.indexOf(waiter);
           if (index >= 0) this.waiters.splice(index, 1);
           resolve({ admitted: false, reason: 'queue_timeout' });
-        }, this.options.limits.queueTimeoutMs),
+        }, limits.queueTimeoutMs - waitedMs),
       };
       this.waiters.push(waiter);
     });

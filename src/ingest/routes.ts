@@ -60,7 +60,8 @@ async function handle(ctx: RouteContext, options: TrackingRoutesOptions, pathTyp
   const { metrics } = options;
   let status = 500;
   try {
-    const admission = await options.admission.enter();
+    // The time since arrival (a busy event loop) counts against the queue timeout.
+    const admission = await options.admission.enter(secondsSinceArrival(ctx.req) * 1_000);
     if (!admission.admitted) {
       metrics.refused.inc({ reason: admission.reason });
       throw unavailable('the tracking API is at capacity; retry later');

@@ -20,6 +20,14 @@ describe('admissionDecision', () => {
     expect(admissionDecision(state, limits)).toBe(expected);
   });
 
+  it.each([
+    ['a free slot, however long it waited', { running: 1, waiting: 0 }, 10_000, 'run'],
+    ['room in the queue, waited less than the timeout', { running: 2, waiting: 0 }, 499, 'wait'],
+    ['room in the queue, waited the whole timeout already', { running: 2, waiting: 0 }, 500, 'refuse'],
+  ] as const)('%s → %s', (_case, state, waitedMs, expected) => {
+    expect(admissionDecision(state, limits, waitedMs)).toBe(expected);
+  });
+
   it('refuses at once with no queue and no free slot', () => {
     expect(admissionDecision({ running: 2, waiting: 0 }, { ...limits, queue: 0 })).toBe('refuse');
   });
@@ -80,6 +88,15 @@ describe('IngestAdmission', () => {
     expect(admission.queued).toBe(0);
     a.release();
     expect(admission.inFlight).toBe(1);
+  });
+
+  it('refuses a request that waited the queue timeout before it asked, at once', async () => {
+    const { timers, pending } = manualTimers();
+    const admission = new IngestAdmission({ limits, timers });
+    admitted(await admission.enter());
+    admitted(await admission.enter());
+    expect(await admission.enter(500)).toEqual({ admitted: false, reason: 'queue_timeout' });
+    expect([admission.queued, pending.size]).toEqual([0, 0]);
   });
 
   it('clears the timer of a request admitted from the queue', async () => {
