@@ -52,6 +52,8 @@ EXPOSE 8080
 HEALTHCHECK --interval=15s --timeout=5s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.HOOKLINE_HTTP_PORT || 8080) + '/healthz', { signal: AbortSignal.timeout(4000) }).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 
-# Node runs as PID 1 and handles SIGTERM itself: workers drain in-flight deliveries, then exit.
+# Node runs as PID 1 and handles SIGTERM itself: workers drain in-flight deliveries, then exit. With
+# HOOKLINE_WORKERS > 1 (default `auto`: one process per CPU the container sees) PID 1 is the primary,
+# which passes SIGTERM to its children and exits once they all have.
 STOPSIGNAL SIGTERM
 CMD ["node", "dist/src/main.js"]

@@ -2,6 +2,7 @@ import { SchemaRegistry } from '@kafkajs/confluent-schema-registry';
 import type { Admin, Kafka } from 'kafkajs';
 import { Registry } from 'prom-client';
 import { mountAdminApi } from './admin-api';
+import type { WorkerGroupView } from './cluster-worker';
 import { AvroCodec } from './avro/codec';
 import { registryAnswers } from './avro/registry-health';
 import { defaultSchemaDir, loadSchemaFiles } from './avro/schema-files';
@@ -16,6 +17,7 @@ import { CircuitBoard } from './delivery/circuit/board';
 import { startDeliveryWorker, type DeliveryWorker } from './delivery/role';
 import { createHttpServer, type ReadinessCheck } from './http/server';
 import { Router } from './http/router';
+import { IngestAdmission } from './ingest/admission';
 import { createIngestMetrics } from './ingest/metrics';
 import { EventPublisher } from './ingest/publisher';
 import { registerTrackingRoutes } from './ingest/routes';
@@ -40,6 +42,8 @@ export interface AppOptions {
   cluster: ClusterAddress;
   logger?: Logger;
   clock?: Clock;
+  /** A child of HOOKLINE_WORKERS: serves the whole group's /metrics and readiness (cluster-worker.ts). */
+  joinGroup?: (metrics: Registry) => WorkerGroupView;
 }
 
 /** The shared parts the roles were built from; for tests, the bench and diagnostics, not for roles. */
@@ -89,7 +93,9 @@ export async function startApp(options: AppOptions): Promise<App> {
     },
     { name: 'schemaRegistry', check: () => registryAnswers(cluster.schemaRegistryUrl, config.registry) },
   ];
-  const http = createHttpServer({ ...config.http, router, metrics, readiness, logger });
+  const group = options.joinGroup?.(metrics);
+  if (group) readiness.push(group.readiness);
+  const http = createHttpServer({ ...config.http, ...group?.server, router, metrics, readiness, logger });
   // With HOOKLINE_ADMIN_PORT, the admin API is served only by a server of its own (plus /healthz).
   const adminRouter = config.adminHttp ? new Router() : router;
   const adminHttp =
@@ -183,11 +189,13 @@ export async function startApp(options: AppOptions): Promise<App> {
 
     // --- roles ---
     if (config.roles.includes('ingest')) {
+      const admission = new IngestAdmission({ limits: config.ingest });
       registerTrackingRoutes({
         router,
         catalog: catalog.store,
         publisher,
-        metrics: createIngestMetrics(metrics),
+        admission,
+        metrics: createIngestMetrics(metrics, admission),
         clock,
         logger: logger.child({ component: 'ingest' }),
       });

@@ -5,8 +5,11 @@
  * finds or starts a local Kafka and schema registry.
  */
 import { randomBytes } from 'node:crypto';
+import { availableParallelism } from 'node:os';
+import { startWorkerGroup } from './cluster-primary';
+import { announceStarted, isWorkerChild, joinWorkerGroup, setMetricAggregators } from './cluster-worker';
 import { startApp, type App, type ClusterAddress } from './compose';
-import { loadConfig, type Config } from './config/config';
+import { loadConfig, workerCount, type Config } from './config/config';
 import { ConfigError } from './core/errors';
 import { createLogger, type Logger } from './observability/logger';
 import { SecretKeyring } from './security/secrets';
@@ -39,6 +42,7 @@ export async function run(options: RunOptions): Promise<void> {
     throw err;
   }
   const logger = createLogger({ level: config.logLevel });
+  let localKey: Buffer | undefined;
   if (!config.secrets.keyring) {
     if (!options.localSecretsKey) {
       exit(
@@ -55,6 +59,7 @@ export async function run(options: RunOptions): Promise<void> {
       throw err;
     }
     config = { ...config, secrets: { keyring: new SecretKeyring({ current }) } };
+    localKey = current;
   }
 
   const cluster = await clusterOf(config, logger, options.resolveCluster);
@@ -64,47 +69,97 @@ export async function run(options: RunOptions): Promise<void> {
       `Generated a development admin token (set HOOKLINE_ADMIN_TOKEN to choose one):\n  ${config.adminToken}\n`,
     );
   }
+  const workers = isWorkerChild() ? 1 : workerCount(config.workers, availableParallelism());
+  if (workers > 1) {
+    // The primary: the children get what it resolved, so they neither start a stack nor make keys.
+    const group = startWorkerGroup({
+      count: workers,
+      env: {
+        ...options.env,
+        KAFKA_BROKERS: cluster.kafkaBrokers.join(','),
+        SCHEMA_REGISTRY_URL: cluster.schemaRegistryUrl,
+        HOOKLINE_ADMIN_TOKEN: config.adminToken,
+        ...(localKey && { HOOKLINE_SECRETS_KEY: localKey.toString('base64') }),
+      },
+      logger,
+      onAllStarted: (ports) => banner(config, cluster, { ...ports, workers }),
+    });
+    onSignal(logger, async () => {
+      await group.stop();
+      await cluster.stop();
+    });
+    return;
+  }
+
   // Kept as a promise so that a signal during start-up can wait for it: the roles start one
   // after another, and the worker may already be consuming and delivering before the rest is up.
-  const starting = startApp({ config, cluster, logger });
-  let stopping = false;
-  const shutdown = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, 'shutting down');
+  const starting = startApp({
+    config,
+    cluster,
+    logger,
+    joinGroup: isWorkerChild() ? joinWorkerGroup : undefined,
+  });
+  const stopping = onSignal(logger, async () => {
     // A signal during start-up stops what start-up started, once it has: consumers already
     // running finish their in-flight work and commit it, instead of the process exiting under
     // them (which made that work be done again by the next process).
     const started = await starting.catch(() => undefined);
     await started?.stop();
     await cluster.stop();
-    process.exit(0);
-  };
-  process.on('SIGINT', () => void shutdown('SIGINT'));
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  });
 
   let app: App;
   try {
     app = await starting;
   } catch (err) {
     logger.fatal({ err }, 'start-up failed');
-    if (stopping) return; // shutdown() stops the cluster and exits
+    if (stopping()) return; // the signal handler stops the cluster and exits
     await cluster.stop();
     process.exit(1);
   }
+  if (isWorkerChild()) {
+    setMetricAggregators(app.parts.metrics);
+    announceStarted({ httpPort: app.httpPort, adminPort: app.adminPort });
+  } else banner(config, cluster, { httpPort: app.httpPort, adminPort: app.adminPort, workers: 1 });
+}
+
+/**
+ * Runs `stop` once on SIGINT/SIGTERM (and, in a child of HOOKLINE_WORKERS, when the primary goes
+ * away), then exits 0. Returns whether that has begun.
+ */
+function onSignal(logger: Logger, stop: () => Promise<void>): () => boolean {
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    await stop();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  if (isWorkerChild()) process.on('disconnect', () => void shutdown('primary gone'));
+  return () => stopping;
+}
+
+function banner(
+  config: Config,
+  cluster: Cluster,
+  ports: { httpPort: number; adminPort: number | undefined; workers: number },
+): void {
   const urlOf = (host: string, port: number) => `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`;
-  const base = urlOf(config.http.host, app.httpPort);
+  const base = urlOf(config.http.host, ports.httpPort);
   const adminLine =
-    config.adminHttp && app.adminPort !== undefined
+    config.adminHttp && ports.adminPort !== undefined
       ? [
           `  HTTP API        ${base}   (tracking /v1/*, /healthz, /readyz, /metrics)`,
-          `  Admin API       ${urlOf(config.adminHttp.host, app.adminPort)}   (/api/v1/*)`,
+          `  Admin API       ${urlOf(config.adminHttp.host, ports.adminPort)}   (/api/v1/*)`,
         ]
       : [`  HTTP API        ${base}   (tracking /v1/*, admin /api/v1/*, /livez, /readyz, /metrics)`];
   process.stdout.write(
     [
       '',
-      `Hookline is up (${cluster.kind} cluster).`,
+      `Hookline is up (${cluster.kind} cluster, ${ports.workers} process${ports.workers > 1 ? 'es' : ''}).`,
       ...adminLine,
       `  Kafka brokers   ${cluster.kafkaBrokers.join(',')}`,
       `  Schema registry ${cluster.schemaRegistryUrl}`,

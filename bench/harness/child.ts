@@ -3,6 +3,7 @@
  * Answers HarnessApi requests over the IPC channel; exits when the parent goes away.
  */
 import { performance } from 'node:perf_hooks';
+import { postBurst } from '../lib/burst-load';
 import { batchBody, writeKeyHeader } from '../lib/events';
 import { postClosedLoop, postPaced } from '../lib/http-load';
 import type { HarnessApi, HarnessMethod, HarnessRequest, HarnessResponse } from './protocol';
@@ -58,6 +59,18 @@ const handlers: Handlers = {
       body: (i) => batchBody(p.runId, i * p.batchSize, p.batchSize, performance.now()),
       headers: writeKeyHeader(p.writeKey),
       maxInFlight: 256,
+    });
+  },
+  async sendBurst(p) {
+    return postBurst({
+      url: `${p.url}/v1/batch`,
+      clients: p.clients,
+      inFlight: p.inFlight,
+      body: (i) => batchBody(p.runId, i * p.batchSize, p.batchSize),
+      headers: writeKeyHeader(p.writeKey),
+      requestTimeoutMs: p.requestTimeoutMs,
+      deadlineMs: p.deadlineMs,
+      ...(p.warm && { warmPath: '/livez' }),
     });
   },
 };

@@ -1,3 +1,4 @@
+import type { BurstResult } from '../lib/burst-load';
 import type { LoadResult, PacedResult } from '../lib/http-load';
 
 /**
@@ -26,6 +27,21 @@ export interface HarnessApi {
   sendBatches(p: BatchLoad): LoadResult;
   /** `POST /v1/batch` open loop at a fixed event rate, events carrying their send time. */
   sendPaced(p: PacedLoad): PacedResult;
+  /** A burst of `clients × inFlight` batch requests at once, 503s retried after Retry-After. */
+  sendBurst(p: BurstLoad): BurstResult;
+}
+
+export interface BurstLoad {
+  url: string;
+  writeKey: string;
+  runId: string;
+  clients: number;
+  inFlight: number;
+  batchSize: number;
+  requestTimeoutMs: number;
+  deadlineMs: number;
+  /** Open every connection before the burst (kept-alive clients). */
+  warm: boolean;
 }
 
 export interface ReceiverStats {

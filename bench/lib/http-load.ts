@@ -9,6 +9,8 @@ import { percentile } from './stats';
 
 export interface PostOutcome {
   status: number;
+  /** The answer's `Retry-After`, in seconds, when it has one. */
+  retryAfterS?: number;
   /** 0 when the request failed before an answer; then `error` says why. */
   error?: string;
 }
@@ -129,11 +131,12 @@ export async function postPaced(options: PacedOptions): Promise<PacedResult> {
 /** Requests that have not answered after this long count as failed (bounds every load loop). */
 const REQUEST_TIMEOUT_MS = 30_000;
 
-function post(
+export function post(
   agent: http.Agent,
   url: string,
   body: string,
   headers: Record<string, string> = {},
+  timeoutMs = REQUEST_TIMEOUT_MS,
 ): Promise<PostOutcome> {
   return new Promise((resolve) => {
     const payload = Buffer.from(body, 'utf8');
@@ -146,14 +149,15 @@ function post(
       },
       (res) => {
         const status = res.statusCode ?? 0;
+        const retryAfterS = Number(res.headers['retry-after']);
         res.resume();
-        res.once('end', () => resolve({ status }));
+        res.once('end', () =>
+          resolve(Number.isFinite(retryAfterS) && retryAfterS >= 0 ? { status, retryAfterS } : { status }),
+        );
         res.once('error', (err) => resolve({ status: 0, error: err.message }));
       },
     );
-    req.setTimeout(REQUEST_TIMEOUT_MS, () =>
-      req.destroy(new Error(`no answer within ${REQUEST_TIMEOUT_MS} ms`)),
-    );
+    req.setTimeout(timeoutMs, () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));
     req.once('error', (err) => resolve({ status: 0, error: err.message }));
     req.end(payload);
   });
@@ -188,6 +192,6 @@ class Tally {
   }
 }
 
-function sleep(ms: number): Promise<void> {
+export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -33,7 +33,7 @@ export interface DeliveryRun {
  */
 export async function deliverAndWait(
   ctx: BenchContext,
-  app: BenchApp,
+  app: Pick<BenchApp, 'baseUrl'>,
   options: { writeKey: string; receiverIds: number[]; events: number; label: string; timeoutMs: number },
 ): Promise<DeliveryRun> {
   const { harness } = ctx;
@@ -88,7 +88,7 @@ export async function deliverAndWait(
  */
 export async function warmUp(
   ctx: BenchContext,
-  app: BenchApp,
+  app: Pick<BenchApp, 'baseUrl'>,
   options: { writeKey: string; receiverIds: number[]; events: number },
 ): Promise<void> {
   for (let attempt = 1; attempt <= 5; attempt++) {

@@ -1,14 +1,11 @@
-import { serialisePayload } from '../../src/routing/payload';
-import { BENCH_PARTITIONS, runId, startBenchApp } from '../lib/app';
+import { BENCH_PARTITIONS, startBenchApp } from '../lib/app';
 import { formatStages, sampleStages } from '../lib/app-metrics';
-import { encodeEvents, normalizedEvent } from '../lib/events';
-import { postClosedLoop } from '../lib/http-load';
 import { BATCH_SIZE, CLIENTS, deliverAndWait, warmUp } from '../lib/pipeline';
 import { formatSummary, startProfiler } from '../lib/profile';
-import { benchKafka, consumeAll, produceClosedLoop, rawProducer } from '../lib/raw-kafka';
+import { measureRawCeiling } from '../lib/raw-ceiling';
+import { benchKafka, rawProducer } from '../lib/raw-kafka';
 import { check, scaled, type Scenario } from '../lib/scenario';
 import { perSecond } from '../lib/stats';
-import { createReadyTopic } from '../lib/topics';
 
 const EVENTS = 10_000;
 const WARM_UP_EVENTS = 1_000;
@@ -45,40 +42,19 @@ export const e2eScenario: Scenario = {
       ctx.log(`e2e: warming up the pipeline (${WARM_UP_EVENTS} events)`);
       await warmUp(ctx, app, { writeKey: source.writeKey, receiverIds, events: WARM_UP_EVENTS });
 
-      // (a) raw Kafka: produce N records, then consume them with a new group.
-      const rawTopic = `${app.prefix}.raw-events`;
-      await createReadyTopic(kafka, rawTopic, BENCH_PARTITIONS);
-      const records = encodeEvents(codec, source.id, runId('raw'), events);
-      const produced = await produceClosedLoop({
-        producer,
-        topic: rawTopic,
-        records,
-        batchSize: BATCH_SIZE,
-        concurrency: CLIENTS,
-      });
-      const consumed = await consumeAll({
-        kafka,
-        topic: rawTopic,
-        groupId: `${app.prefix}.raw-reader`,
-        expected: events,
-        timeoutMs: 60_000,
-      });
-      if (!consumed.complete) throw new Error(`raw consume read ${consumed.count} of ${events} records`);
-      const kafkaCeiling = perSecond(events, produced.elapsedMs + consumed.elapsedMs);
-
-      // (b) raw HTTP: the webhook body Hookline sends, with the worker's concurrency per destination.
-      const payload = serialisePayload(normalizedEvent(source.id, 'raw', 0));
+      // (a) raw Kafka produce then consume; (b) raw HTTP: the webhook body Hookline sends, with the
+      // worker's concurrency per destination.
       const concurrency = config.delivery.destinationConcurrency;
-      const posted = await postClosedLoop({
+      const { produced, consumed, posted, kafkaCeiling, httpCeiling, ceiling } = await measureRawCeiling({
+        kafka,
+        producer,
+        codec,
+        prefix: app.prefix,
+        sourceId: source.id,
         url: url!,
+        events,
         concurrency,
-        requests: events,
-        body: () => payload,
-        timeoutMs: 60_000,
       });
-      if (posted.failed > 0) throw new Error(`raw POSTs failed: ${posted.firstFailure}`);
-      const httpCeiling = perSecond(posted.ok, posted.elapsedMs);
-      const ceiling = Math.min(kafkaCeiling, httpCeiling);
       ctx.log(
         `e2e: raw Kafka produce+consume ${Math.round(kafkaCeiling)}/s, raw POST ${Math.round(httpCeiling)}/s`,
       );

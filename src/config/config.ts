@@ -12,6 +12,10 @@ export interface Config {
   /** The admin API's own server; undefined: the admin API is on the main port. */
   adminHttp: { port: number; host: string } | undefined;
   roles: Role[];
+  /** HOOKLINE_WORKERS: processes to run (`auto`: one per CPU); see workerCount. */
+  workers: 'auto' | number;
+  /** The tracking API's admission queue (ingest/admission.ts). */
+  ingest: { concurrency: number; queue: number; queueTimeoutMs: number };
   adminToken: string | undefined;
   /**
    * The keys sealing secrets on the catalog topic; undefined when HOOKLINE_SECRETS_KEY is unset
@@ -89,6 +93,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         ? undefined
         : { port: c.HOOKLINE_ADMIN_PORT, host: c.HOOKLINE_ADMIN_HOST ?? c.HOOKLINE_HTTP_HOST },
     roles: c.HOOKLINE_ROLES,
+    workers: c.HOOKLINE_WORKERS,
+    ingest: {
+      concurrency: c.HOOKLINE_INGEST_CONCURRENCY,
+      queue: c.HOOKLINE_INGEST_QUEUE,
+      queueTimeoutMs: c.HOOKLINE_INGEST_QUEUE_TIMEOUT,
+    },
     adminToken: c.HOOKLINE_ADMIN_TOKEN,
     secrets: {
       keyring: c.HOOKLINE_SECRETS_KEY
@@ -148,4 +158,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       dlqCacheEntries: c.HOOKLINE_DLQ_CACHE_ENTRIES,
     },
   };
+}
+
+/** How many processes HOOKLINE_WORKERS asks for on a machine with `cpus` CPUs (at least 1). */
+export function workerCount(setting: Config['workers'], cpus: number): number {
+  return setting === 'auto' ? Math.max(1, cpus) : setting;
 }

@@ -33,6 +33,24 @@ export const envSchema = z.object({
   HOOKLINE_ADMIN_PORT: envInt({ min: 0, max: 65_535 }).optional(),
   /** Interface the admin port binds (only with HOOKLINE_ADMIN_PORT). Default: HOOKLINE_HTTP_HOST. */
   HOOKLINE_ADMIN_HOST: envString().optional(),
+  /**
+   * Processes to run: `auto` = one per CPU (os.availableParallelism()), or a number. With more
+   * than one, a primary forks that many children (node:cluster) sharing the HTTP port and the
+   * consumer groups' partitions, restarts a crashed one and drains them all on SIGTERM.
+   */
+  HOOKLINE_WORKERS: z
+    .preprocess(
+      (v) => (v === '' || v === undefined ? undefined : v),
+      z.union([
+        z.literal('auto'),
+        z
+          .string()
+          .regex(/^\d+$/, "expected 'auto' or a number of processes")
+          .transform(Number)
+          .pipe(z.number().int().min(1).max(256)),
+      ]),
+    )
+    .default('auto'),
   /** Which roles this process runs; all by default. */
   HOOKLINE_ROLES: z
     .preprocess(
@@ -54,6 +72,18 @@ export const envSchema = z.object({
       }),
     )
     .default([...ROLES]),
+  /**
+   * Tracking API requests handled at once per process (body read, normalised, waiting for Kafka).
+   * More wait in the admission queue below; see README › Operations › Ingest under a burst.
+   */
+  HOOKLINE_INGEST_CONCURRENCY: envInt({ min: 1, max: 100_000 }).default(16),
+  /** Tracking API requests that may wait for a slot; one more is answered 503 + Retry-After at once. */
+  HOOKLINE_INGEST_QUEUE: envInt({ min: 0, max: 1_000_000 }).default(1_000),
+  /**
+   * Longest wait for a slot, counted from the request's arrival (so a busy event loop's delay counts);
+   * a request still waiting then is answered 503 + Retry-After.
+   */
+  HOOKLINE_INGEST_QUEUE_TIMEOUT: envDurationMs().default(500),
   /** Bearer token for the admin API. Generated (and printed) by `npm start` when unset. */
   HOOKLINE_ADMIN_TOKEN: envString().optional(),
   /**

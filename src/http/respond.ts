@@ -7,6 +7,8 @@ export class HttpError extends Error {
     readonly code: string,
     message: string,
     readonly extra: Record<string, unknown> = {},
+    /** Response headers beside the JSON body, e.g. `retry-after` on a 503. */
+    readonly headers: Record<string, string> = {},
   ) {
     super(message);
   }

@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
 import type { Logger } from '../observability/logger';
+import { trackArrivals } from './arrival';
 import { HttpError, sendJson, sendText } from './respond';
 import { Router } from './router';
 
@@ -17,6 +18,8 @@ export interface HttpServerOptions {
   router: Router;
   /** Serves `/metrics` when given. */
   metrics?: Registry;
+  /** What `/metrics` serves instead of `metrics`' own text (several processes' aggregate). */
+  metricsText?: () => Promise<string>;
   /** Serves `/readyz` when given. */
   readiness?: ReadinessCheck[];
   logger: Logger;
@@ -58,7 +61,7 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
   }
   if (metrics) {
     router.add('GET', '/metrics', async ({ res }) =>
-      sendText(res, 200, await metrics.metrics(), metrics.contentType),
+      sendText(res, 200, await (options.metricsText ?? (() => metrics.metrics()))(), metrics.contentType),
     );
   }
 
@@ -80,13 +83,14 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
       }
       if (err instanceof HttpError) {
         if (err.status === 413) res.setHeader('connection', 'close');
-        sendJson(res, err.status, { error: err.code, message: err.message, ...err.extra });
+        sendJson(res, err.status, { error: err.code, message: err.message, ...err.extra }, err.headers);
       } else {
         logger.error({ err, method, path: url.pathname }, 'request failed');
         sendJson(res, 500, { error: 'internal', message: 'internal error' });
       }
     }
   });
+  trackArrivals(server);
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;
 

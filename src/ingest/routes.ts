@@ -4,9 +4,11 @@ import type { Clock } from '../core/clock';
 import { KafkaUnavailableError } from '../core/errors';
 import { isJsonObject, type JsonObject, type JsonValue } from '../events/json';
 import type { TrackingEvent, TrackingType } from '../events/types';
+import { secondsSinceArrival } from '../http/arrival';
 import { HttpError, sendJson } from '../http/respond';
 import type { RouteContext, Router } from '../http/router';
 import type { Logger } from '../observability/logger';
+import type { IngestAdmission } from './admission';
 import { authenticateSource, writeKeyFrom } from './auth';
 import type { IngestMetrics } from './metrics';
 import { normalizeEvent, type BatchDefaults } from '../events/normalize';
@@ -21,6 +23,8 @@ export interface TrackingRoutesOptions {
   router: Router;
   catalog: CatalogView;
   publisher: EventPublisher;
+  /** The bounded queue in front of the handlers: beyond it, 503 + Retry-After at once. */
+  admission: IngestAdmission;
   metrics: IngestMetrics;
   clock: Clock;
   logger: Logger;
@@ -48,24 +52,42 @@ export function registerTrackingRoutes(options: TrackingRoutesOptions): void {
   options.router.add('POST', '/v1/import', (ctx) => handle(ctx, options, undefined));
 }
 
+/** Seconds a client is asked to wait after a 503 (Segment clients also back off on their own). */
+export const RETRY_AFTER_SECONDS = 1;
+
 async function handle(ctx: RouteContext, options: TrackingRoutesOptions, pathType: TrackingType | undefined) {
   const route = ctx.url.pathname;
-  const endTimer = options.metrics.requestSeconds.startTimer({ route });
+  const { metrics } = options;
   let status = 500;
   try {
-    status = await accept(ctx, options, pathType);
+    // The time since arrival (a busy event loop) counts against the queue timeout.
+    const admission = await options.admission.enter(secondsSinceArrival(ctx.req) * 1_000);
+    if (!admission.admitted) {
+      metrics.refused.inc({ reason: admission.reason });
+      throw unavailable('the tracking API is at capacity; retry later');
+    }
+    try {
+      status = await accept(ctx, options, pathType);
+    } finally {
+      admission.release();
+    }
   } catch (err) {
     if (err instanceof KafkaUnavailableError) {
       status = 503;
       options.logger.warn({ err: err.message, route }, 'tracking request not acknowledged by Kafka');
-      throw new HttpError(503, 'unavailable', 'events could not be stored; retry later');
+      throw unavailable('events could not be stored; retry later');
     }
     status = err instanceof HttpError ? err.status : 500;
     throw err;
   } finally {
-    options.metrics.requests.inc({ route, status: String(status) });
-    endTimer();
+    metrics.requests.inc({ route, status: String(status) });
+    // From arrival, so the wait in the admission queue (and for a busy event loop) counts.
+    metrics.requestSeconds.observe({ route }, secondsSinceArrival(ctx.req));
   }
+}
+
+function unavailable(message: string): HttpError {
+  return new HttpError(503, 'unavailable', message, {}, { 'retry-after': String(RETRY_AFTER_SECONDS) });
 }
 
 async function accept(

@@ -7,7 +7,8 @@ const ROOT = path.resolve(__dirname, '../..');
  * Runs `src/main.ts` (what `npm start` runs) as a real child process, in one process (no tsx
  * wrapper), so that a signal sent to it reaches Hookline itself; with `built`, the compiled
  * `dist/src/main.js` of `npm run build` instead, as the image runs it. An `undefined` value unsets
- * a variable of this process's environment.
+ * a variable of this process's environment. One process (HOOKLINE_WORKERS=1) unless `env` says
+ * otherwise, so a signal or SIGKILL hits Hookline itself, not a primary of children.
  */
 export function spawnHookline(
   env: Record<string, string | undefined>,
@@ -18,7 +19,7 @@ export function spawnHookline(
     : ['--require', 'tsx/cjs', 'src/main.ts'];
   const child = spawn(process.execPath, args, {
     cwd: ROOT,
-    env: { ...process.env, HOOKLINE_LOG_LEVEL: 'warn', ...env },
+    env: { ...process.env, HOOKLINE_LOG_LEVEL: 'warn', HOOKLINE_WORKERS: '1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   }) as ChildProcess & { output: string[] };
   child.output = [];

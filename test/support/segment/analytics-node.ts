@@ -9,6 +9,8 @@ export interface AnalyticsNodeRunOptions {
   runId: string;
   /** Drop the client's Basic auth header, leaving only `writeKey` in the body. */
   withoutAuthorizationHeader?: boolean;
+  /** The client's retries of a failed batch (5xx, network error); 1 by default. */
+  maxRetries?: number;
 }
 
 /**
@@ -42,7 +44,7 @@ export async function sendWithAnalyticsNode(options: AnalyticsNodeRunOptions): P
     path: '/v1/batch',
     flushAt: 50,
     flushInterval: 60_000,
-    maxRetries: 1,
+    maxRetries: options.maxRetries ?? 1,
     httpClient: recordingFetch,
   });
   const errors: string[] = [];

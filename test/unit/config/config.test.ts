@@ -1,4 +1,4 @@
-import { loadConfig } from '../../../src/config/config';
+import { loadConfig, workerCount } from '../../../src/config/config';
 import { parseDurationMs } from '../../../src/config/env';
 import { ConfigError } from '../../../src/core/errors';
 import { keyIdOf } from '../../../src/security/secrets';
@@ -27,6 +27,7 @@ describe('loadConfig', () => {
     const config = loadConfig({});
     expect(config.http).toEqual({ port: 8080, host: '0.0.0.0' });
     expect(config.roles).toEqual(['ingest', 'router', 'worker']);
+    expect(config.ingest).toEqual({ concurrency: 16, queue: 1_000, queueTimeoutMs: 500 });
     expect(config.kafka.brokers).toBeUndefined();
     expect(config.topics).toEqual({ prefix: 'hookline', create: true, partitions: 6, replicationFactor: -1 });
   });
@@ -162,4 +163,21 @@ describe('parseDurationMs', () => {
     ['', undefined],
     ['10 parsecs', undefined],
   ])('%s → %s', (text, ms) => expect(parseDurationMs(text)).toBe(ms));
+});
+
+describe('HOOKLINE_WORKERS', () => {
+  it.each([
+    [undefined, 4, 4],
+    ['auto', 2, 2],
+    ['auto', 0, 1],
+    ['1', 8, 1],
+    ['3', 2, 3],
+  ])('%s on %i CPUs → %i processes', (value, cpus, expected) => {
+    const config = loadConfig(value === undefined ? {} : { HOOKLINE_WORKERS: value });
+    expect(workerCount(config.workers, cpus)).toBe(expected);
+  });
+
+  it.each(['0', 'many', '-1', '1.5'])('refuses %s', (value) => {
+    expect(() => loadConfig({ HOOKLINE_WORKERS: value })).toThrow(/HOOKLINE_WORKERS/);
+  });
 });

@@ -7,6 +7,7 @@ import { CatalogService, CatalogStore, catalogHttpError } from '../../../src/cat
 import { catalogRoutes } from '../../../src/catalog/api/routes';
 import { createHttpServer, type HttpServer } from '../../../src/http/server';
 import { Router } from '../../../src/http/router';
+import { IngestAdmission } from '../../../src/ingest/admission';
 import { createIngestMetrics } from '../../../src/ingest/metrics';
 import { EventPublisher } from '../../../src/ingest/publisher';
 import { registerTrackingRoutes } from '../../../src/ingest/routes';
@@ -74,6 +75,7 @@ export async function startFuzzTarget(): Promise<{
       eventsTopic: 'fuzz.events',
       ingestDlqTopic: 'fuzz.ingest-dlq',
     }),
+    admission: new IngestAdmission({ limits: { concurrency: 64, queue: 1_000, queueTimeoutMs: 500 } }),
     metrics: createIngestMetrics(new Registry()),
     clock: { now: () => Date.now() },
     logger,

@@ -1,0 +1,78 @@
+import type { Kafka, Producer } from 'kafkajs';
+import { serialisePayload } from '../../src/routing/payload';
+import type { EventCodec } from '../../src/records/event';
+import { BENCH_PARTITIONS, runId } from './app';
+import { encodeEvents, normalizedEvent } from './events';
+import { postClosedLoop, type LoadResult } from './http-load';
+import { BATCH_SIZE, CLIENTS } from './pipeline';
+import { consumeAll, produceClosedLoop, type Throughput } from './raw-kafka';
+import { perSecond } from './stats';
+import { createReadyTopic } from './topics';
+
+export interface RawCeiling {
+  produced: Throughput;
+  consumed: Throughput;
+  posted: LoadResult;
+  /** (a) N ÷ (produce time + consume time). */
+  kafkaCeiling: number;
+  /** (b) raw keep-alive POSTs per second. */
+  httpCeiling: number;
+  /** min(a, b): what Hookline's deliveries/s is held against. */
+  ceiling: number;
+}
+
+/**
+ * The e2e scenarios' raw ceiling, measured in the same run: (a) raw kafkajs produce of `events`
+ * records onto `<prefix>.raw-events` (the bench's partitions), then consume them with a new group;
+ * (b) raw keep-alive POSTs of Hookline's webhook body to `url`, `concurrency` at once.
+ */
+export async function measureRawCeiling(options: {
+  kafka: Kafka;
+  producer: Producer;
+  codec: EventCodec;
+  prefix: string;
+  sourceId: string;
+  url: string;
+  events: number;
+  concurrency: number;
+}): Promise<RawCeiling> {
+  const { kafka, producer, events } = options;
+  const rawTopic = `${options.prefix}.raw-events`;
+  await createReadyTopic(kafka, rawTopic, BENCH_PARTITIONS);
+  const records = encodeEvents(options.codec, options.sourceId, runId('raw'), events);
+  const produced = await produceClosedLoop({
+    producer,
+    topic: rawTopic,
+    records,
+    batchSize: BATCH_SIZE,
+    concurrency: CLIENTS,
+  });
+  const consumed = await consumeAll({
+    kafka,
+    topic: rawTopic,
+    groupId: `${options.prefix}.raw-reader`,
+    expected: events,
+    timeoutMs: 60_000,
+  });
+  if (!consumed.complete) throw new Error(`raw consume read ${consumed.count} of ${events} records`);
+  const kafkaCeiling = perSecond(events, produced.elapsedMs + consumed.elapsedMs);
+
+  const payload = serialisePayload(normalizedEvent(options.sourceId, 'raw', 0));
+  const posted = await postClosedLoop({
+    url: options.url,
+    concurrency: options.concurrency,
+    requests: events,
+    body: () => payload,
+    timeoutMs: 60_000,
+  });
+  if (posted.failed > 0) throw new Error(`raw POSTs failed: ${posted.firstFailure}`);
+  const httpCeiling = perSecond(posted.ok, posted.elapsedMs);
+  return {
+    produced,
+    consumed,
+    posted,
+    kafkaCeiling,
+    httpCeiling,
+    ceiling: Math.min(kafkaCeiling, httpCeiling),
+  };
+}

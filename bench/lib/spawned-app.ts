@@ -1,0 +1,100 @@
+import { randomBytes } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import { ADMIN_TOKEN, LOOPBACK_NETWORKS, TEST_SECRETS_KEY } from '../../test/support/app';
+import { exited, spawnHookline } from '../../test/support/process';
+import { BENCH_PARTITIONS } from './app';
+import type { BenchContext } from './scenario';
+import { deleteTopics } from './topics';
+import { pollUntil } from './wait';
+
+/** Hookline as `npm start` runs it, in processes of its own: for what in-process cannot show (HOOKLINE_WORKERS). */
+export interface SpawnedApp {
+  baseUrl: string;
+  prefix: string;
+  source(name: string): Promise<{ id: string; writeKey: string }>;
+  destination(sourceId: string, url: string, name: string): Promise<string>;
+  /** CPU seconds (user + system) of the primary and its children so far (Linux /proc). */
+  cpuSeconds(): number;
+  /** SIGTERM, wait for the exit, delete the prefix's topics. */
+  stop(): Promise<void>;
+}
+
+const START_TIMEOUT_MS = 120_000;
+
+/** Starts src/main.ts with HOOKLINE_WORKERS=`workers` on a fresh prefix, all roles, HTTP on 127.0.0.1:0. */
+export async function startSpawnedApp(
+  ctx: BenchContext,
+  scenario: string,
+  workers: number,
+): Promise<SpawnedApp> {
+  const prefix = `bench-${scenario}-${randomBytes(3).toString('hex')}`;
+  const child = spawnHookline({
+    KAFKA_BROKERS: ctx.cluster.kafkaBrokers.join(','),
+    SCHEMA_REGISTRY_URL: ctx.cluster.schemaRegistryUrl,
+    HOOKLINE_WORKERS: String(workers),
+    HOOKLINE_TOPIC_PREFIX: prefix,
+    HOOKLINE_TOPIC_PARTITIONS: String(BENCH_PARTITIONS),
+    HOOKLINE_HTTP_PORT: '0',
+    HOOKLINE_HTTP_HOST: '127.0.0.1',
+    HOOKLINE_ADMIN_TOKEN: ADMIN_TOKEN,
+    HOOKLINE_SECRETS_KEY: TEST_SECRETS_KEY,
+    HOOKLINE_ALLOWED_NETWORKS: LOOPBACK_NETWORKS,
+    ...ctx.appEnv,
+  });
+  const baseUrl = await pollUntil(async () => /HTTP API\s+(http:\/\/\S+)/.exec(child.output.join(''))?.[1], {
+    timeoutMs: START_TIMEOUT_MS,
+    intervalMs: 200,
+  });
+  if (!baseUrl) {
+    child.kill('SIGKILL');
+    throw new Error(`Hookline (${workers} processes) did not start: ${child.output.join('').slice(-2_000)}`);
+  }
+  ctx.log(`${scenario}: Hookline started as ${workers} process(es) on ${baseUrl} (prefix ${prefix})`);
+  const admin = async <T>(path: string, body: unknown): Promise<T> => {
+    const res = await fetch(`${baseUrl}${path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    if (res.status !== 201) throw new Error(`POST ${path}: ${res.status} ${await res.text()}`);
+    return (await res.json()) as T;
+  };
+  return {
+    baseUrl,
+    prefix,
+    source: (name) => admin('/api/v1/sources', { name, enabled: true }),
+    destination: async (sourceId, url, name) =>
+      (
+        await admin<{ id: string }>('/api/v1/destinations', {
+          sourceId,
+          name,
+          enabled: true,
+          settings: { webhooks: [{ url }], sharedSecret: 'bench-shared-secret' },
+        })
+      ).id,
+    cpuSeconds: () => treeCpuSeconds(child.pid!),
+    stop: async () => {
+      child.kill('SIGTERM');
+      await exited(child);
+      await deleteTopics(ctx, prefix);
+    },
+  };
+}
+
+/** utime + stime of `pid` and its direct children, in seconds (clock ticks of 1/100 s). */
+function treeCpuSeconds(pid: number): number {
+  let ticks = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      // After the command: state(0) ppid(1) ... utime(11) stime(12)
+      if (Number(entry) === pid || Number(fields[1]) === pid)
+        ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return ticks / 100;
+}

@@ -1,0 +1,110 @@
+/**
+ * HOOKLINE_WORKERS > 1: the primary process forks that many children (node:cluster), each running
+ * the whole app (main.ts → compose.ts). They share the HTTP port (the primary accepts connections
+ * and hands them out round-robin) and, as members of the same consumer groups, the partitions of
+ * the router and worker roles. The primary restarts a child that exits (after a backoff), answers
+ * the children's questions that span all of them (the aggregated /metrics, whether all are up),
+ * and on SIGTERM/SIGINT lets every child drain and waits for them before it exits.
+ */
+import cluster, { type Worker } from 'node:cluster';
+import { AggregatorRegistry } from 'prom-client';
+import {
+  WORKER_MESSAGES,
+  type WorkerReply,
+  type WorkerRequest,
+  type WorkerStarted,
+} from './cluster-protocol';
+import type { Logger } from './observability/logger';
+
+export interface WorkerGroupOptions {
+  count: number;
+  /** The children's environment: what the primary resolved (cluster, keys, token) included. */
+  env: NodeJS.ProcessEnv;
+  logger: Logger;
+  /** Called once, when every child has started for the first time. */
+  onAllStarted(ports: { httpPort: number; adminPort: number | undefined }): void;
+}
+
+export interface WorkerGroup {
+  /** Asks every child to drain (SIGTERM) and resolves once all have exited. */
+  stop(): Promise<void>;
+}
+
+/** First delay before a crashed child is restarted; it doubles while children keep crashing. */
+const RESTART_DELAY_MS = 1_000;
+const MAX_RESTART_DELAY_MS = 30_000;
+/** A child that ran this long resets the backoff. */
+const STABLE_AFTER_MS = 60_000;
+
+export function startWorkerGroup(options: WorkerGroupOptions): WorkerGroup {
+  const { count, logger } = options;
+  const aggregator = new AggregatorRegistry();
+  const started = new Set<number>();
+  const startedAt = new Map<number, number>();
+  let announced = false;
+  let stopping = false;
+  let restartDelayMs = RESTART_DELAY_MS;
+
+  const fork = () => {
+    const worker = cluster.fork(options.env);
+    startedAt.set(worker.id, Date.now());
+    logger.info({ worker: worker.id, pid: worker.process.pid }, 'worker process forked');
+  };
+
+  cluster.on('message', (worker: Worker, message: WorkerRequest | WorkerStarted) => {
+    if (message?.type === WORKER_MESSAGES.started) {
+      started.add(worker.id);
+      if (!announced && started.size >= count) {
+        announced = true;
+        options.onAllStarted({ httpPort: message.httpPort, adminPort: message.adminPort });
+      }
+    } else if (message?.type === WORKER_MESSAGES.metrics) {
+      aggregator.clusterMetrics().then(
+        (text) => reply(worker, { id: message.id, text }),
+        (err: Error) => reply(worker, { id: message.id, error: err.message }),
+      );
+    } else if (message?.type === WORKER_MESSAGES.ready) {
+      const live = Object.values(cluster.workers ?? {}).filter((w) => w && started.has(w.id)).length;
+      reply(worker, { id: message.id, ready: !stopping && live >= count });
+    }
+  });
+
+  cluster.on('exit', (worker, code, signal) => {
+    started.delete(worker.id);
+    const ranMs = Date.now() - (startedAt.get(worker.id) ?? Date.now());
+    startedAt.delete(worker.id);
+    if (stopping) return;
+    if (ranMs >= STABLE_AFTER_MS) restartDelayMs = RESTART_DELAY_MS;
+    logger.error(
+      { worker: worker.id, pid: worker.process.pid, code, signal, restartInMs: restartDelayMs },
+      'worker process exited; restarting it',
+    );
+    setTimeout(() => {
+      if (!stopping) fork();
+    }, restartDelayMs);
+    restartDelayMs = Math.min(MAX_RESTART_DELAY_MS, restartDelayMs * 2);
+  });
+
+  for (let i = 0; i < count; i++) fork();
+
+  return {
+    stop: async () => {
+      stopping = true;
+      const workers = Object.values(cluster.workers ?? {}).filter((w): w is Worker => w !== undefined);
+      await Promise.all(
+        workers.map(
+          (w) =>
+            new Promise<void>((resolve) => {
+              if (w.isDead()) return resolve();
+              w.once('exit', () => resolve());
+              w.process.kill('SIGTERM');
+            }),
+        ),
+      );
+    },
+  };
+}
+
+function reply(worker: Worker, message: WorkerReply): void {
+  if (worker.isConnected()) worker.send(message);
+}

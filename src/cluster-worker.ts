@@ -1,0 +1,81 @@
+/**
+ * The child side of HOOKLINE_WORKERS > 1 (see cluster-primary.ts): a child runs the whole app as
+ * one process would, and asks the primary, over the cluster IPC channel, for what spans every
+ * child: the aggregated /metrics and whether every child is up.
+ */
+import cluster from 'node:cluster';
+import { randomUUID } from 'node:crypto';
+import { AggregatorRegistry, type Registry } from 'prom-client';
+import { HttpError } from './http/respond';
+import type { HttpServerOptions, ReadinessCheck } from './http/server';
+import {
+  METRIC_AGGREGATORS,
+  WORKER_MESSAGES,
+  type WorkerReply,
+  type WorkerRequest,
+} from './cluster-protocol';
+
+/** What a child serves for the whole group of processes. */
+export interface WorkerGroupView {
+  /** `/metrics`: the aggregate of every child's registry (prom-client's AggregatorRegistry). */
+  server: Required<Pick<HttpServerOptions, 'metricsText'>>;
+  /** Ready when every child the primary runs has started. */
+  readiness: ReadinessCheck;
+}
+
+/** Whether this process is a child forked by the primary of HOOKLINE_WORKERS. */
+export const isWorkerChild = (): boolean => cluster.isWorker;
+
+const ASK_TIMEOUT_MS = 10_000;
+
+/** Answers the primary's metric requests with `metrics`, and gives the view of the whole group. */
+export function joinWorkerGroup(metrics: Registry): WorkerGroupView {
+  // Constructing it installs prom-client's listener for the primary's requests in this child.
+  new AggregatorRegistry();
+  AggregatorRegistry.setRegistries([metrics]);
+  const metricsText = async () => {
+    const reply = await askPrimary({ type: WORKER_MESSAGES.metrics, id: randomUUID() });
+    if (reply.error !== undefined || reply.text === undefined) {
+      throw new HttpError(503, 'unavailable', `metrics of every worker process: ${reply.error ?? 'none'}`);
+    }
+    return reply.text;
+  };
+  return {
+    server: { metricsText },
+    readiness: {
+      name: 'workers',
+      check: async () => (await askPrimary({ type: WORKER_MESSAGES.ready, id: randomUUID() })).ready === true,
+    },
+  };
+}
+
+/** Sets how each metric of `metrics` combines across children (run once its metrics exist). */
+export function setMetricAggregators(metrics: Registry): void {
+  for (const [name, aggregator] of Object.entries(METRIC_AGGREGATORS)) {
+    const metric = metrics.getSingleMetric(name) as { aggregator?: string } | undefined;
+    if (metric) metric.aggregator = aggregator;
+  }
+}
+
+/** Tells the primary this child has started and which ports it serves. */
+export function announceStarted(ports: { httpPort: number; adminPort: number | undefined }): void {
+  process.send?.({ type: WORKER_MESSAGES.started, ...ports });
+}
+
+function askPrimary(request: WorkerRequest): Promise<WorkerReply> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      process.off('message', onMessage);
+      resolve({ id: request.id, error: 'the primary did not answer' });
+    }, ASK_TIMEOUT_MS);
+    const onMessage = (message: unknown) => {
+      const reply = message as Partial<WorkerReply>;
+      if (reply?.id !== request.id) return;
+      clearTimeout(timer);
+      process.off('message', onMessage);
+      resolve(reply as WorkerReply);
+    };
+    process.on('message', onMessage);
+    process.send?.(request);
+  });
+}
