@@ -39,7 +39,7 @@ export class BlockedAddressError extends Error {
 }
 
 /**
- * A `lookup` for Node's sockets (http.request's `lookup` option, got's `lookup`): resolves the
+ * A `lookup` for Node's sockets (http.request's `lookup` option, undici's `connect.lookup`): resolves the
  * name once, checks every address, and answers the socket with exactly those checked addresses,
  * so the connection can only go where the check looked; DNS is never asked again between check
  * and connect, so rebinding cannot win. A refusal calls `onBlocked` and fails the lookup: no
