@@ -23,6 +23,12 @@ export interface WorkerGroupOptions {
   logger: Logger;
   /** Called once, when every child has started for the first time. */
   onAllStarted(ports: { httpPort: number; adminPort: number | undefined }): void;
+  /**
+   * Called when a child exits before every child has started once (a failed start-up, such as
+   * refused Kafka credentials): restarting it would only hide the failure from the orchestrator,
+   * so the caller stops the group and exits, as one process would. Children are not restarted then.
+   */
+  onStartFailed(code: number | null, signal: string | null): void;
 }
 
 export interface WorkerGroup {
@@ -74,6 +80,15 @@ export function startWorkerGroup(options: WorkerGroupOptions): WorkerGroup {
     const ranMs = Date.now() - (startedAt.get(worker.id) ?? Date.now());
     startedAt.delete(worker.id);
     if (stopping) return;
+    if (!announced) {
+      stopping = true;
+      logger.fatal(
+        { worker: worker.id, pid: worker.process.pid, code, signal },
+        'worker process failed to start',
+      );
+      options.onStartFailed(code, signal);
+      return;
+    }
     if (ranMs >= STABLE_AFTER_MS) restartDelayMs = RESTART_DELAY_MS;
     logger.error(
       { worker: worker.id, pid: worker.process.pid, code, signal, restartInMs: restartDelayMs },

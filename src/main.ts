@@ -83,11 +83,13 @@ export async function run(options: RunOptions): Promise<void> {
       },
       logger,
       onAllStarted: (ports) => banner(config, cluster, { ...ports, workers }),
+      onStartFailed: () => void stopGroup().then(() => process.exit(1)),
     });
-    onSignal(logger, async () => {
+    const stopGroup = async () => {
       await group.stop();
       await cluster.stop();
-    });
+    };
+    onSignal(logger, stopGroup);
     return;
   }
 

@@ -1,4 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { ADMIN_TOKEN, LOOPBACK_NETWORKS, TEST_SECRETS_KEY, uniquePrefix } from '../support/app';
 import { eventually } from '../support/eventually';
 import { exited, spawnHookline } from '../support/process';
@@ -151,6 +152,37 @@ describe('HOOKLINE_WORKERS=2', () => {
     await eventually(() => children.every((pid) => !existsProcess(pid)) || undefined, {
       what: 'every child gone',
     });
+  });
+});
+
+describe('HOOKLINE_WORKERS=2, a child that cannot start', () => {
+  it('makes the primary exit 1 (as one process would) instead of restarting it forever', async () => {
+    // The HTTP port is taken: every child's start-up fails at listen.
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    const port = (blocker.address() as AddressInfo).port;
+    const hookline = spawnHookline({
+      KAFKA_BROKERS: process.env.KAFKA_BROKERS!,
+      SCHEMA_REGISTRY_URL: process.env.SCHEMA_REGISTRY_URL!,
+      HOOKLINE_WORKERS: '2',
+      HOOKLINE_TOPIC_PREFIX: uniquePrefix(),
+      HOOKLINE_HTTP_PORT: String(port),
+      HOOKLINE_HTTP_HOST: '127.0.0.1',
+      HOOKLINE_ADMIN_TOKEN: ADMIN_TOKEN,
+      HOOKLINE_SECRETS_KEY: TEST_SECRETS_KEY,
+    });
+    try {
+      const code = await Promise.race([
+        exited(hookline),
+        new Promise<'running'>((resolve) => setTimeout(() => resolve('running'), 120_000).unref()),
+      ]);
+      expect(code).toBe(1);
+      expect(hookline.output.join('')).toContain('worker process failed to start');
+      expect(childPids(hookline.pid!)).toEqual([]);
+    } finally {
+      if (hookline.exitCode === null) hookline.kill('SIGKILL');
+      await new Promise<void>((resolve) => blocker.close(() => resolve()));
+    }
   });
 });
 
