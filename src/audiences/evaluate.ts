@@ -4,8 +4,10 @@ import { meetsCondition, windowedCount, type UserState } from './user-state';
 
 export interface EvaluationTime {
   nowMs: number;
-  /** One hour (the bucket size); tests scale it down. */
+  /** One hour: what `withinHours` and `withinDays` count in. */
   hourMs: number;
+  /** The time bucket of window counts (HOOKLINE_AUDIENCE_BUCKET); default one hour. */
+  bucketMs?: number;
 }
 
 /** Whether the user meets the rule now. */
@@ -21,7 +23,9 @@ export function evaluateRule(rule: Rule, state: UserState, time: EvaluationTime)
   const counter = state.counters[counterKey(name, where)];
   const window = windowMs(rule.event, time.hourMs);
   const count =
-    window === undefined ? (counter?.total ?? 0) : windowedCount(counter, window, time.nowMs, time.hourMs);
+    window === undefined
+      ? (counter?.total ?? 0)
+      : windowedCount(counter, window, time.nowMs, time.bucketMs ?? time.hourMs);
   const min = atLeast ?? (atMost === undefined ? 1 : 0);
   return count >= min && (atMost === undefined || count <= atMost);
 }
@@ -36,7 +40,9 @@ export function computeValue(compute: Compute, state: UserState, time: Evaluatio
     state.counters[counterKey(spec.event, undefined, 'sum' in compute ? compute.sum.property : undefined)];
   if (!counter) return undefined; // never did the event
   const window = windowMs(spec, time.hourMs);
-  return window === undefined ? counter.total : windowedCount(counter, window, time.nowMs, time.hourMs);
+  return window === undefined
+    ? counter.total
+    : windowedCount(counter, window, time.nowMs, time.bucketMs ?? time.hourMs);
 }
 
 /**
