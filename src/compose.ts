@@ -5,7 +5,7 @@ import { mountAdminApi } from './admin-api';
 import { AvroCodec } from './avro/codec';
 import { registryAnswers } from './avro/registry-health';
 import { defaultSchemaDir, loadSchemaFiles } from './avro/schema-files';
-import { audienceRoutes } from './audiences/routes';
+import { startAudiences } from './audiences/role';
 import { startCatalog, type CatalogStore } from './catalog';
 import type { Config } from './config/config';
 import { systemClock, type Clock } from './core/clock';
@@ -66,7 +66,7 @@ export interface App {
 /**
  * The composition root: builds config's clients and stores, then each role with exactly what it
  * uses, mounts every HTTP route, and tears everything down in reverse order on stop. Stop order:
- * worker, router, operations, producer, catalog, Kafka admin, HTTP servers.
+ * audiences, worker, router, operations, producer, catalog, Kafka admin, HTTP servers.
  */
 export async function startApp(options: AppOptions): Promise<App> {
   const { config, cluster } = options;
@@ -250,7 +250,18 @@ export async function startApp(options: AppOptions): Promise<App> {
         })
       : undefined;
     if (worker) lifecycle.onStop('worker', () => worker.stop());
-
+    const audiences = await startAudiences({
+      kafka,
+      admin: connectedAdmin,
+      events,
+      catalog,
+      producer,
+      topics,
+      config,
+      clock,
+      logger,
+    });
+    lifecycle.onStop('audiences', () => audiences.stop());
     // --- the admin API, every stage's routes in one place ---
     mountAdminApi({
       router: adminRouter,
@@ -259,10 +270,7 @@ export async function startApp(options: AppOptions): Promise<App> {
       groups: [
         { routes: catalog.routes({ circuits: worker?.circuits }), mapError: catalog.mapError },
         operations,
-        {
-          routes: audienceRoutes({ service: catalog.audiences, catalog: catalog.store.audiences }),
-          mapError: catalog.mapError,
-        },
+        audiences.api,
         {
           routes: deletionRoutes({
             catalog: catalog.store,

@@ -45,6 +45,7 @@ export interface Config {
   /** Standard Webhooks secret rotation: how long the previous secret still signs. */
   signing: { rotationOverlapMs: number };
   operations: { attemptIndexWindowMs: number; attemptsPerDestination: number };
+  audiences: { syncIntervalMs: number; bucketMs: number };
 }
 
 /**
@@ -135,5 +136,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       attemptIndexWindowMs: c.HOOKLINE_ATTEMPT_INDEX_WINDOW,
       attemptsPerDestination: c.HOOKLINE_ATTEMPT_INDEX_PER_DESTINATION,
     },
+    audiences: { syncIntervalMs: c.HOOKLINE_AUDIENCE_SYNC_INTERVAL, bucketMs: c.HOOKLINE_AUDIENCE_BUCKET },
   };
 }
