@@ -98,8 +98,8 @@ export class CatalogService {
   }
 
   /**
-   * Deletes a source. With destinations, it fails unless `cascade`, which deletes them first
-   * (so an interrupted cascade never leaves destinations without their source).
+   * Deletes a source, its audiences and computed traits. With destinations, it fails unless `cascade`,
+   * which deletes them first (so an interrupted cascade never leaves them without their source).
    */
   deleteSource(id: string, options: { cascade: boolean }): Promise<{ deletedDestinationIds: string[] }> {
     return this.serialised(async () => {
@@ -107,8 +107,8 @@ export class CatalogService {
       const destinationIds = this.store.destinationsOfSource(id).map((d) => d.id);
       if (destinationIds.length > 0 && !options.cascade)
         throw new SourceHasDestinationsError(id, destinationIds);
-      for (const destinationId of destinationIds) await this.writer.remove(destinationId);
-      await this.writer.remove(id);
+      const computationIds = this.store.audiences.idsOfSource(id);
+      for (const other of [...destinationIds, ...computationIds, id]) await this.writer.remove(other);
       this.logger.info({ sourceId: id, deletedDestinationIds: destinationIds }, 'source deleted');
       return { deletedDestinationIds: destinationIds };
     });

@@ -11,7 +11,7 @@ import type { AudienceCatalogState } from './audience-state';
 /** The read side of the audience definitions. */
 export type AudienceCatalogReads = Pick<
   AudienceCatalogState,
-  'audience' | 'computedTrait' | 'audiences' | 'computedTraits'
+  'audience' | 'computedTrait' | 'audiences' | 'computedTraits' | 'idsOfSource'
 >;
 
 export type { CatalogChange } from './state';

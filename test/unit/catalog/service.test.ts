@@ -7,6 +7,7 @@ import {
   UnknownSourceError,
 } from '../../../src/catalog/errors';
 import type { CatalogEntity } from '../../../src/records/catalog';
+import { AudienceCatalogService } from '../../../src/catalog/audience-service';
 import { CatalogService, type CatalogWrites } from '../../../src/catalog/service';
 import { CatalogStore } from '../../../src/catalog/store';
 import { destinationCreateSchema, destinationPatchSchema } from '../../../src/catalog/validation';
@@ -180,6 +181,29 @@ describe('CatalogService', () => {
     ]);
     expect(store.source(source.id)).toBeUndefined();
     expect(store.destinations()).toEqual([]);
+  });
+
+  it('deletes a source’s audiences and computed traits with it, before the source', async () => {
+    const { service, store, writer } = setup();
+    const { source } = await service.createSource({ name: 'Web', enabled: true });
+    const { source: other } = await service.createSource({ name: 'Other', enabled: true });
+    const audiences = new AudienceCatalogService({ store, writer, logger: silentLogger() });
+    const audience = await audiences.createAudience({ sourceId: source.id, name: 'VIP', key: 'vip' });
+    const trait = await audiences.createComputedTrait({
+      sourceId: source.id,
+      name: 'Orders',
+      key: 'orders',
+      compute: { count: { event: 'Order Completed' } },
+    });
+    const kept = await audiences.createAudience({ sourceId: other.id, name: 'VIP', key: 'vip' });
+    await service.deleteSource(source.id, { cascade: false });
+    expect(writer.log.slice(-3).map((w) => [w.key, w.entity])).toEqual([
+      [audience.id, undefined],
+      [trait.id, undefined],
+      [source.id, undefined],
+    ]);
+    expect(store.audiences.audiences()).toEqual([kept]);
+    expect(store.audiences.computedTraits()).toEqual([]);
   });
 
   it('answers not found for unknown ids', async () => {
