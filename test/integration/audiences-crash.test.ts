@@ -98,5 +98,5 @@ describe('audience processor killed mid-way', () => {
     expect(all.filter((a) => a.value === true)).toHaveLength(total);
     expect(all.filter((a) => a.value === false).map((a) => a.userId)).toEqual([user(0, 0)]);
     expect(new Set(all.map((a) => a.messageId)).size).toBe(all.length);
-  });
+  }, 300_000); // a processor start, a kill, a session timeout and a restart, on a loaded machine
 });
