@@ -6,9 +6,8 @@ import {
   SourceHasDestinationsError,
   UnknownSourceError,
 } from '../../../src/catalog/errors';
-import type { CatalogEntity } from '../../../src/records/catalog';
-import { AudienceCatalogService } from '../../../src/catalog/audience-service';
-import { CatalogService, type CatalogWrites } from '../../../src/catalog/service';
+import { CatalogService } from '../../../src/catalog/service';
+import { LoopbackWriter } from '../../support/catalog-loopback';
 import { CatalogStore } from '../../../src/catalog/store';
 import { destinationCreateSchema, destinationPatchSchema } from '../../../src/catalog/validation';
 import { HttpError } from '../../../src/http/respond';
@@ -19,25 +18,6 @@ import { SecretKeyring, isSealed, sealedKeyId } from '../../../src/security/secr
 const KEY = Buffer.alloc(32, 3);
 const NEW_KEY = Buffer.alloc(32, 4);
 const keyring = new SecretKeyring({ current: KEY });
-
-/** Writes straight into the store, as the topic and the materialiser would, and keeps the log. */
-class LoopbackWriter implements CatalogWrites {
-  readonly log: { key: string; entity: CatalogEntity | undefined }[] = [];
-  constructor(private readonly store: CatalogStore) {}
-
-  async put(entity: CatalogEntity): Promise<void> {
-    this.append(entity.value.id, entity);
-  }
-
-  async remove(id: string): Promise<void> {
-    this.append(id, undefined);
-  }
-
-  private append(key: string, entity: CatalogEntity | undefined): void {
-    this.store.apply({ partition: 0, offset: String(this.log.length) }, key, entity);
-    this.log.push({ key, entity });
-  }
-}
 
 function setup(sealer: SecretKeyring = keyring, addressPolicy?: AddressPolicy) {
   const store = new CatalogStore({ logger: silentLogger() });
@@ -181,29 +161,6 @@ describe('CatalogService', () => {
     ]);
     expect(store.source(source.id)).toBeUndefined();
     expect(store.destinations()).toEqual([]);
-  });
-
-  it('deletes a source’s audiences and computed traits with it, before the source', async () => {
-    const { service, store, writer } = setup();
-    const { source } = await service.createSource({ name: 'Web', enabled: true });
-    const { source: other } = await service.createSource({ name: 'Other', enabled: true });
-    const audiences = new AudienceCatalogService({ store, writer, logger: silentLogger() });
-    const audience = await audiences.createAudience({ sourceId: source.id, name: 'VIP', key: 'vip' });
-    const trait = await audiences.createComputedTrait({
-      sourceId: source.id,
-      name: 'Orders',
-      key: 'orders',
-      compute: { count: { event: 'Order Completed' } },
-    });
-    const kept = await audiences.createAudience({ sourceId: other.id, name: 'VIP', key: 'vip' });
-    await service.deleteSource(source.id, { cascade: false });
-    expect(writer.log.slice(-3).map((w) => [w.key, w.entity])).toEqual([
-      [audience.id, undefined],
-      [trait.id, undefined],
-      [source.id, undefined],
-    ]);
-    expect(store.audiences.audiences()).toEqual([kept]);
-    expect(store.audiences.computedTraits()).toEqual([]);
   });
 
   it('answers not found for unknown ids', async () => {
