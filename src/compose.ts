@@ -1,12 +1,11 @@
-import { SchemaRegistry } from '@kafkajs/confluent-schema-registry';
 import type { Admin, Kafka } from 'kafkajs';
 import { Registry } from 'prom-client';
 import { mountAdminApi } from './admin-api';
 import type { WorkerGroupView } from './cluster-worker';
-import { AvroCodec } from './avro/codec';
+import type { AvroCodec } from './avro/codec';
+import { connectAvro } from './avro/connect';
 import { registryAnswers } from './avro/registry-health';
-import { defaultSchemaDir, loadSchemaFiles } from './avro/schema-files';
-import { audienceRoutes } from './audiences/routes';
+import { startAudiences } from './audiences/role';
 import { startCatalog, type CatalogStore } from './catalog';
 import type { Config } from './config/config';
 import { systemClock, type Clock } from './core/clock';
@@ -71,7 +70,7 @@ export interface App {
 /**
  * The composition root: builds config's clients and stores, then each role with exactly what it
  * uses, mounts every HTTP route, and tears everything down in reverse order on stop. Stop order:
- * worker, router, operations, circuit board, producer, catalog, Kafka admin, HTTP servers.
+ * audiences, worker, router, operations, circuit board, producer, catalog, Kafka admin, HTTP servers.
  */
 export async function startApp(options: AppOptions): Promise<App> {
   const { config, cluster } = options;
@@ -130,14 +129,7 @@ export async function startApp(options: AppOptions): Promise<App> {
         logger,
       });
     }
-    const registry = new SchemaRegistry({
-      host: cluster.schemaRegistryUrl,
-      auth:
-        config.registry.username && config.registry.password
-          ? { username: config.registry.username, password: config.registry.password }
-          : undefined,
-    });
-    const avro = await AvroCodec.create({ registry, schemas: loadSchemaFiles(defaultSchemaDir()), logger });
+    const avro = await connectAvro({ ...config.registry, url: cluster.schemaRegistryUrl, logger });
     const events = new EventCodec(avro);
     // The SSRF guard: one policy for URLs at the door (catalog) and addresses at delivery (worker).
     const addressPolicy = createAddressPolicy({ allowedNetworks: config.security.allowedNetworks });
@@ -256,7 +248,8 @@ export async function startApp(options: AppOptions): Promise<App> {
         })
       : undefined;
     if (worker) lifecycle.onStop('worker', () => worker.stop());
-
+    const audiences = await startAudiences({ ...clients, events, catalog, config, clock, logger });
+    lifecycle.onStop('audiences', () => audiences.stop());
     // --- the admin API, every stage's routes in one place ---
     mountAdminApi({
       router: adminRouter,
@@ -265,10 +258,7 @@ export async function startApp(options: AppOptions): Promise<App> {
       groups: [
         { routes: catalog.routes({ circuits: board }), mapError: catalog.mapError },
         operations,
-        {
-          routes: audienceRoutes({ service: catalog.audiences, catalog: catalog.store.audiences }),
-          mapError: catalog.mapError,
-        },
+        audiences.api,
         {
           routes: deletionRoutes({
             catalog: catalog.store,

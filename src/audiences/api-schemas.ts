@@ -47,6 +47,12 @@ const common = {
   key: z.string().meta({ description: 'The trait key: snake_case of the name.' }),
   createdAt: z.string(),
   updatedAt: z.string(),
+  state: z.enum(['computing', 'live']).meta({
+    description:
+      'computing: the first members (users with a value) are being found and announced; live: done on ' +
+      'every partition, only changes are sent from now on.',
+  }),
+  members: z.number().int().meta({ description: 'Members (computed trait: users with a value), once live.' }),
 };
 
 export const audienceViewSchema = z
@@ -60,6 +66,10 @@ export const audienceViewSchema = z
 export const computedTraitViewSchema = z
   .object({ ...common, compute: z.unknown() })
   .meta({ id: 'ComputedTrait' });
+
+export const syncAcceptedSchema = z
+  .object({ syncId: z.string(), add: z.number().int(), remove: z.number().int(), full: z.boolean() })
+  .meta({ id: 'AudienceSyncAccepted' });
 
 export const audienceListSchema = z.object({ audiences: z.array(audienceViewSchema) });
 export const computedTraitListSchema = z.object({ computedTraits: z.array(computedTraitViewSchema) });

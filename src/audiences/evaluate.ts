@@ -4,8 +4,10 @@ import { meetsCondition, windowedCount, type UserState } from './user-state';
 
 export interface EvaluationTime {
   nowMs: number;
-  /** One hour (the bucket size); tests scale it down. */
+  /** One hour: what `withinHours` and `withinDays` count in. */
   hourMs: number;
+  /** The time bucket of window counts (HOOKLINE_AUDIENCE_BUCKET); default one hour. */
+  bucketMs?: number;
 }
 
 /** Whether the user meets the rule now. */
@@ -17,13 +19,23 @@ export function evaluateRule(rule: Rule, state: UserState, time: EvaluationTime)
     const { name, ...condition } = rule.trait;
     return meetsCondition(state.traits[name], condition);
   }
-  const { name, where, atLeast, atMost } = rule.event;
-  const counter = state.counters[counterKey(name, where)];
+  const { atLeast, atMost } = rule.event;
+  const counter = state.counters[eventCounterKey(rule.event)];
   const window = windowMs(rule.event, time.hourMs);
   const count =
-    window === undefined ? (counter?.total ?? 0) : windowedCount(counter, window, time.nowMs, time.hourMs);
+    window === undefined
+      ? (counter?.total ?? 0)
+      : windowedCount(counter, window, time.nowMs, time.bucketMs ?? time.hourMs);
   const min = atLeast ?? (atMost === undefined ? 1 : 0);
   return count >= min && (atMost === undefined || count <= atMost);
+}
+
+/** The counter key of an event condition, computed once per condition object (evaluation is hot). */
+const conditionKeys = new WeakMap<object, string>();
+function eventCounterKey(condition: { name: string; where?: Record<string, unknown> }): string {
+  let key = conditionKeys.get(condition);
+  if (key === undefined) conditionKeys.set(condition, (key = counterKey(condition.name, condition.where)));
+  return key;
 }
 
 /** A computed trait's value for the user now; undefined when the user has none. */
@@ -36,7 +48,9 @@ export function computeValue(compute: Compute, state: UserState, time: Evaluatio
     state.counters[counterKey(spec.event, undefined, 'sum' in compute ? compute.sum.property : undefined)];
   if (!counter) return undefined; // never did the event
   const window = windowMs(spec, time.hourMs);
-  return window === undefined ? counter.total : windowedCount(counter, window, time.nowMs, time.hourMs);
+  return window === undefined
+    ? counter.total
+    : windowedCount(counter, window, time.nowMs, time.bucketMs ?? time.hourMs);
 }
 
 /**
@@ -69,6 +83,7 @@ export function changes(computations: Computation[], state: UserState, time: Eva
     const before = state.announced[computation.id];
     if (value === undefined) continue;
     if (before === undefined && (value === false || value === null)) continue;
+    if (value === before) continue;
     if (JSON.stringify(value) !== JSON.stringify(before)) out.push({ computation, value });
   }
   return out;

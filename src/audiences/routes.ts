@@ -20,6 +20,8 @@ import {
   computedTraitViewSchema,
 } from './api-schemas';
 import { snakeCase } from './snake-case';
+import type { ComputationStatusReader } from './status-index';
+import { syncRoute, type SyncPublisher } from './sync-route';
 
 /** A rule is at most a few kB; a body this large is a mistake. */
 const MAX_BODY_BYTES = 256 * 1024;
@@ -27,13 +29,26 @@ const MAX_BODY_BYTES = 256 * 1024;
 export interface AudienceRoutesOptions {
   service: AudienceCatalogService;
   catalog: AudienceCatalogReads;
+  /** Progress of each computation (the processors' status topic); absent: always computing. */
+  status?: ComputationStatusReader;
+  /** Publishes synced-audience membership; absent: no /sync route. */
+  sync?: SyncPublisher;
 }
 
 export type AudienceView = z.output<typeof audienceViewSchema>;
 
-export function audienceView(audience: Audience): AudienceView {
+const NO_STATUS: ComputationStatusReader = { statusOf: () => ({ state: 'computing', members: 0 }) };
+
+export function audienceView(audience: Audience, status = NO_STATUS): AudienceView {
   const { rule, ...rest } = audience;
-  return rule === undefined ? { ...rest, kind: 'synced' } : { ...rest, kind: 'rule', rule };
+  const progress = status.statusOf(audience.id);
+  return rule === undefined
+    ? { ...rest, kind: 'synced', ...progress }
+    : { ...rest, kind: 'rule', rule, ...progress };
+}
+
+function traitView(trait: ComputedTrait, status = NO_STATUS) {
+  return { ...trait, ...status.statusOf(trait.id) };
 }
 
 /**
@@ -41,7 +56,7 @@ export function audienceView(audience: Audience): AudienceView {
  * Definitions are catalog records (written through the catalog's AudienceCatalogService);
  * catalog errors are mapped by the catalog's `toHttpError`.
  */
-export function audienceRoutes({ service, catalog }: AudienceRoutesOptions): AdminRoute[] {
+export function audienceRoutes({ service, catalog, status, sync }: AudienceRoutesOptions): AdminRoute[] {
   const audiences = `${ADMIN_BASE_PATH}/audiences`;
   const traits = `${ADMIN_BASE_PATH}/computed-traits`;
   const audience = (ctx: RouteContext) => found('audience', ctx, catalog.audience(ctx.params.id!));
@@ -69,7 +84,7 @@ export function audienceRoutes({ service, catalog }: AudienceRoutesOptions): Adm
       handler: async ({ req, res }) => {
         const input = await parseJsonBody(req, audienceCreateSchema, MAX_BODY_BYTES);
         const created = await service.createAudience({ ...input, key: snakeCase(input.name) });
-        sendJson(res, 201, audienceView(created), { location: `${audiences}/${created.id}` });
+        sendJson(res, 201, audienceView(created, status), { location: `${audiences}/${created.id}` });
       },
     },
     {
@@ -83,7 +98,7 @@ export function audienceRoutes({ service, catalog }: AudienceRoutesOptions): Adm
       },
       handler: ({ url, res }) => {
         const list = catalog.audiences(url.searchParams.get('sourceId') ?? undefined);
-        sendJson(res, 200, { audiences: list.map(audienceView) });
+        sendJson(res, 200, { audiences: list.map((a) => audienceView(a, status)) });
       },
     },
     {
@@ -94,7 +109,7 @@ export function audienceRoutes({ service, catalog }: AudienceRoutesOptions): Adm
         summary: 'Get an audience.',
         responses: { 200: { description: 'The audience.', schema: audienceViewSchema } },
       },
-      handler: (ctx) => sendJson(ctx.res, 200, audienceView(audience(ctx))),
+      handler: (ctx) => sendJson(ctx.res, 200, audienceView(audience(ctx), status)),
     },
     {
       method: 'DELETE',
@@ -109,6 +124,7 @@ export function audienceRoutes({ service, catalog }: AudienceRoutesOptions): Adm
         noContent(ctx.res);
       },
     },
+    ...(sync ? [syncRoute({ path: `${audiences}/{id}/sync`, audience, sync })] : []),
     {
       method: 'POST',
       path: traits,
@@ -127,7 +143,7 @@ export function audienceRoutes({ service, catalog }: AudienceRoutesOptions): Adm
       handler: async ({ req, res }) => {
         const input = await parseJsonBody(req, computedTraitCreateSchema, MAX_BODY_BYTES);
         const created = await service.createComputedTrait({ ...input, key: snakeCase(input.name) });
-        sendJson(res, 201, created, { location: `${traits}/${created.id}` });
+        sendJson(res, 201, traitView(created, status), { location: `${traits}/${created.id}` });
       },
     },
     {
@@ -141,7 +157,9 @@ export function audienceRoutes({ service, catalog }: AudienceRoutesOptions): Adm
       },
       handler: ({ url, res }) =>
         sendJson(res, 200, {
-          computedTraits: catalog.computedTraits(url.searchParams.get('sourceId') ?? undefined),
+          computedTraits: catalog
+            .computedTraits(url.searchParams.get('sourceId') ?? undefined)
+            .map((t) => traitView(t, status)),
         }),
     },
     {
@@ -152,7 +170,7 @@ export function audienceRoutes({ service, catalog }: AudienceRoutesOptions): Adm
         summary: 'Get a computed trait.',
         responses: { 200: { description: 'The computed trait.', schema: computedTraitViewSchema } },
       },
-      handler: (ctx) => sendJson(ctx.res, 200, trait(ctx)),
+      handler: (ctx) => sendJson(ctx.res, 200, traitView(trait(ctx), status)),
     },
     {
       method: 'DELETE',

@@ -16,6 +16,8 @@ export interface UserState {
   values: Record<string, { first?: unknown; last?: unknown }>;
   /** Synced audience id → member (set through the admin API). */
   synced: Record<string, boolean>;
+  /** Synced audience id → the full-list sync that last listed the user (README "Synced audiences"). */
+  syncedBy?: Record<string, string>;
   /**
    * Computation id → the value last announced (true/false for audiences). Written in the same
    * transaction as the announcements, so re-processing after a crash announces nothing twice.
@@ -48,11 +50,21 @@ export interface StateInput {
   properties?: Record<string, unknown>;
 }
 
-/** Applies one event to the state (in place): identify merges traits, track updates the specs it matches. */
-export function applyEvent(state: UserState, event: StateInput, specs: Specs, bucketMs: number): void {
+/**
+ * Applies one event to the state (in place): identify merges traits (unless `traits` is false:
+ * a re-read of history for new counters only), track updates the specs it matches.
+ */
+export function applyEvent(
+  state: UserState,
+  event: StateInput,
+  specs: Specs,
+  bucketMs: number,
+  options: { traits?: boolean } = {},
+): void {
   if (event.userId && !state.userId) state.userId = event.userId;
   if (event.anonymousId && !state.anonymousId) state.anonymousId = event.anonymousId;
-  if (event.type === 'identify' && event.traits) Object.assign(state.traits, event.traits);
+  if (event.type === 'identify' && event.traits && options.traits !== false)
+    Object.assign(state.traits, event.traits);
   if (event.type !== 'track' || event.event === undefined) return;
   const properties = event.properties ?? {};
   const atMs = Date.parse(event.timestamp);

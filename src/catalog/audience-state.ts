@@ -53,6 +53,11 @@ export class AudienceCatalogState {
     return inCreationOrder([...this.audiencesById.values()], sourceId);
   }
 
+  /** The ids of a source's audiences and computed traits. */
+  idsOfSource(sourceId: string): string[] {
+    return [...this.audiences(sourceId), ...this.computedTraits(sourceId)].map((d) => d.id);
+  }
+
   /** Every computed trait (of one source when given), in creation order. */
   computedTraits(sourceId?: string): ComputedTrait[] {
     return inCreationOrder([...this.traitsById.values()], sourceId);

@@ -105,8 +105,8 @@ export class CatalogService {
   }
 
   /**
-   * Deletes a source. With destinations, it fails unless `cascade`, which deletes them first
-   * (so an interrupted cascade never leaves destinations without their source).
+   * Deletes a source, its audiences and computed traits. With destinations, it fails unless `cascade`,
+   * which deletes them first (so an interrupted cascade never leaves them without their source).
    */
   deleteSource(
     id: string,
@@ -119,6 +119,8 @@ export class CatalogService {
       if (destinationIds.length > 0 && !options.cascade)
         throw new SourceHasDestinationsError(id, destinationIds);
       for (const d of destinations) await this.writer.remove(d.id, d.version ?? 0);
+      for (const computationId of this.store.audiences.idsOfSource(id))
+        await this.writer.remove(computationId);
       await this.writer.remove(id, source.version ?? 0);
       this.logger.info({ sourceId: id, deletedDestinationIds: destinationIds }, 'source deleted');
       return { deletedDestinationIds: destinationIds };

@@ -12,7 +12,7 @@ import { decideRecord, type RecordVersion } from './versions';
 /** The read side of the audience definitions. */
 export type AudienceCatalogReads = Pick<
   AudienceCatalogState,
-  'audience' | 'computedTrait' | 'audiences' | 'computedTraits'
+  'audience' | 'computedTrait' | 'audiences' | 'computedTraits' | 'idsOfSource'
 >;
 
 export type { CatalogChange } from './state';

@@ -56,6 +56,7 @@ export interface Config {
     dlqIndexDir: string;
     dlqCacheEntries: number;
   };
+  audiences: { syncIntervalMs: number; bucketMs: number };
 }
 
 /**
@@ -157,6 +158,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       dlqIndexDir: c.HOOKLINE_DLQ_INDEX_DIR,
       dlqCacheEntries: c.HOOKLINE_DLQ_CACHE_ENTRIES,
     },
+    audiences: { syncIntervalMs: c.HOOKLINE_AUDIENCE_SYNC_INTERVAL, bucketMs: c.HOOKLINE_AUDIENCE_BUCKET },
   };
 }
 

@@ -13,7 +13,7 @@ import {
   parseDurationMs,
 } from './env';
 
-export const ROLES = ['ingest', 'router', 'worker'] as const;
+export const ROLES = ['ingest', 'router', 'worker', 'audiences'] as const;
 export type Role = (typeof ROLES)[number];
 
 /**
@@ -205,6 +205,18 @@ export const envSchema = z.object({
       return parsed.networks;
     }),
   ),
+
+  // --- Audiences ---
+  /**
+   * How often the audience processor re-evaluates time windows (`withinDays`, `withinHours`) and
+   * announces the users who left or joined because time passed.
+   */
+  HOOKLINE_AUDIENCE_SYNC_INTERVAL: envDurationMs().default(600_000),
+  /**
+   * The time bucket of window counts: an event leaves a window up to this late. Smaller buckets
+   * cost memory per user (one count per bucket within the longest window).
+   */
+  HOOKLINE_AUDIENCE_BUCKET: envDurationMs().default(3_600_000),
 
   // --- Operations ---
   /** The attempt index (GET .../attempts) starts this far back in `<prefix>.attempts`. */

@@ -7,6 +7,8 @@ export interface OutgoingMessage {
   key: string | null;
   value: Buffer | null;
   headers?: Record<string, string>;
+  /** Written to this partition; default: by key (murmur2, as the Java client). */
+  partition?: number;
 }
 
 export interface BatchingProducerOptions {
@@ -94,7 +96,7 @@ export class BatchingProducer {
       for (const m of pending.messages) {
         let entry = byTopic.get(m.topic);
         if (!entry) byTopic.set(m.topic, (entry = { topic: m.topic, messages: [] }));
-        entry.messages.push({ key: m.key, value: m.value, headers: m.headers });
+        entry.messages.push({ key: m.key, value: m.value, headers: m.headers, partition: m.partition });
       }
     }
     try {

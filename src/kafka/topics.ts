@@ -18,7 +18,18 @@ export interface TopicSpec {
 }
 
 export type TopicKey =
-  'events' | 'catalog' | 'ingestDlq' | 'deliveries' | 'dlq' | 'attempts' | 'replays' | 'circuits';
+  | 'events'
+  | 'catalog'
+  | 'ingestDlq'
+  | 'deliveries'
+  | 'dlq'
+  | 'attempts'
+  | 'replays'
+  | 'circuits'
+  | 'audienceState'
+  | 'audienceCommands'
+  | 'audienceChanges'
+  | 'audienceStatus';
 
 const DAY_MS = 86_400_000;
 
@@ -83,6 +94,36 @@ export const TOPIC_SPECS: readonly TopicSpec[] = [
     configs: { 'cleanup.policy': 'compact', 'min.compaction.lag.ms': '0' },
     description:
       'Circuit breaker transitions, keyed by destination id and URL index: every process follows them.',
+  },
+  {
+    key: 'audienceState',
+    suffix: 'audience-state',
+    partitions: 'default',
+    configs: { 'cleanup.policy': 'compact', 'min.compaction.lag.ms': '0' },
+    description:
+      'Per-user audience state keyed sourceId:user, on the partition of the user on hookline.events ' +
+      '(transactional; read it read_committed).',
+  },
+  {
+    key: 'audienceCommands',
+    suffix: 'audience-commands',
+    partitions: 'default',
+    configs: { 'retention.ms': String(7 * DAY_MS) },
+    description: 'Synced-audience membership changes, on the partition of the users they name.',
+  },
+  {
+    key: 'audienceChanges',
+    suffix: 'audience-changes',
+    partitions: 'default',
+    configs: { 'retention.ms': String(30 * DAY_MS) },
+    description: 'Every identify announcing an audience or computed-trait change (transactional).',
+  },
+  {
+    key: 'audienceStatus',
+    suffix: 'audience-status',
+    partitions: 1,
+    configs: { 'cleanup.policy': 'compact', 'min.compaction.lag.ms': '0' },
+    description: 'Per computation and partition: live or computing, and the member count (transactional).',
   },
 ];
 

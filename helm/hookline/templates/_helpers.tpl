@@ -216,9 +216,9 @@ Rendered as JSON; read it with `include "hookline.workloads" . | fromJson`.
 {{- define "hookline.workloads" -}}
 {{- $list := list }}
 {{- if .Values.roles.combined }}
-{{- $list = append $list (dict "component" "all" "key" "all" "roles" "ingest,router,worker" "values" .Values.roles.all) }}
+{{- $list = append $list (dict "component" "all" "key" "all" "roles" "ingest,router,worker,audiences" "values" .Values.roles.all) }}
 {{- else }}
-{{- range $role := list "ingest" "router" "worker" }}
+{{- range $role := list "ingest" "router" "worker" "audiences" }}
 {{- $v := index $.Values.roles $role }}
 {{- if $v.enabled }}
 {{- $list = append $list (dict "component" $role "key" $role "roles" $role "values" $v) }}

@@ -1,0 +1,229 @@
+import type { HooklineEvent } from '../events/types';
+import type { AudienceCommand } from '../records/audience-state';
+import type { Computation, Specs } from './computations';
+import { hasWindow, specsOfAll, type Definitions } from './definitions';
+import { changes, type Announcement, type EvaluationTime } from './evaluate';
+import { applyEvent, emptyUserState, pruneBuckets, userKey, type UserState } from './user-state';
+
+/** An announcement to one user. */
+export interface UserAnnouncement extends Announcement {
+  user: UserState;
+}
+
+/** The time of an evaluation, with the bucket of window counts. */
+export interface ProcessorTime extends EvaluationTime {
+  bucketMs: number;
+}
+
+/** What one step of the processor must write, all in one transaction. */
+export class Outbox {
+  /** User key → its new state; null: deleted. */
+  readonly users = new Map<string, UserState | null>();
+  readonly announcements: UserAnnouncement[] = [];
+  /** Computations whose status (live, member count) on this partition changed. */
+  readonly status = new Set<string>();
+  /** The partition's list of live computations changed. */
+  partitionChanged = false;
+
+  get empty(): boolean {
+    return this.users.size === 0 && this.status.size === 0 && !this.partitionChanged;
+  }
+}
+
+/** An identify sent by the processor itself (context.personas naming a computation): never input. */
+export function isAnnouncement(event: HooklineEvent): boolean {
+  if (event.type === 'delete') return false;
+  const personas = event.context?.personas;
+  return (
+    personas !== null &&
+    typeof personas === 'object' &&
+    !Array.isArray(personas) &&
+    typeof (personas as Record<string, unknown>).computation_id === 'string'
+  );
+}
+
+const isMember = (c: Computation, value: unknown) =>
+  c.class === 'audience' ? value === true : value !== undefined && value !== null;
+
+/**
+ * The state of one partition's users (every user of a source that has a live computation) and
+ * what each input changes: the pure heart of the audience processor. A computation is "live" on
+ * the partition once its creation (creation.ts) has announced its first members there.
+ */
+export class AudiencePartition {
+  readonly users = new Map<string, UserState>();
+  readonly live = new Set<string>();
+  private readonly members = new Map<string, number>();
+  private specCache = new Map<string, Specs>();
+  private specDefs: Definitions | undefined;
+
+  constructor(readonly partition: number) {}
+
+  /** A record of the state topic, while loading. */
+  load(key: string, state: UserState | null): void {
+    if (state) this.users.set(key, state);
+    else this.users.delete(key);
+  }
+
+  setLive(ids: Iterable<string>): void {
+    this.live.clear();
+    for (const id of ids) this.live.add(id);
+    this.specCache.clear();
+  }
+
+  /** Member counts from the users' announced values (after loading). */
+  recount(defs: Definitions): void {
+    this.members.clear();
+    for (const state of this.users.values()) {
+      for (const [id, value] of Object.entries(state.announced)) {
+        const c = defs.get(id);
+        if (c && isMember(c, value)) this.members.set(id, (this.members.get(id) ?? 0) + 1);
+      }
+    }
+  }
+
+  membersOf(id: string): number {
+    return this.members.get(id) ?? 0;
+  }
+
+  liveOf(defs: Definitions, sourceId: string): Computation[] {
+    return defs.ofSource(sourceId).filter((c) => this.live.has(c.id));
+  }
+
+  /** The merged specs of a source's live computations (cached until definitions or live change). */
+  specsOf(defs: Definitions, sourceId: string, hourMs: number): Specs {
+    if (this.specDefs !== defs) {
+      this.specCache = new Map();
+      this.specDefs = defs;
+    }
+    let specs = this.specCache.get(sourceId);
+    if (!specs) this.specCache.set(sourceId, (specs = specsOfAll(this.liveOf(defs, sourceId), hourMs)));
+    return specs;
+  }
+
+  /** Marks a computation live here (its creation is done). */
+  markLive(id: string, out: Outbox): void {
+    this.live.add(id);
+    this.specCache.clear();
+    out.partitionChanged = true;
+    out.status.add(id);
+  }
+
+  /** Drops computations that were deleted from the catalog. */
+  forget(defs: Definitions, out: Outbox): void {
+    for (const id of [...this.live]) {
+      if (defs.get(id)) continue;
+      this.live.delete(id);
+      this.members.delete(id);
+      this.specCache.clear();
+      out.partitionChanged = true;
+    }
+  }
+
+  /** One event of hookline.events. */
+  applyEvent(event: HooklineEvent, defs: Definitions, time: ProcessorTime, out: Outbox): void {
+    if (isAnnouncement(event)) return;
+    if (event.type === 'delete') {
+      this.deleteUser(userKey(event), defs, out);
+      return;
+    }
+    const live = this.liveOf(defs, event.sourceId);
+    if (live.length === 0) return;
+    const ids = { userId: event.userId, anonymousId: event.anonymousId };
+    if (!ids.userId && !ids.anonymousId) return;
+    const key = userKey({ sourceId: event.sourceId, ...ids });
+    let state = this.users.get(key);
+    const created = state === undefined;
+    if (!state) this.users.set(key, (state = emptyUserState(event.sourceId, ids)));
+    applyEvent(state, event, this.specsOf(defs, event.sourceId, time.hourMs), time.bucketMs);
+    if (created || event.type === 'identify' || event.type === 'track') out.users.set(key, state);
+    this.announceChanges(key, state, live, time, out);
+  }
+
+  /** A synced audience's membership change (README "Synced audiences"). */
+  applyCommand(command: AudienceCommand, defs: Definitions, time: ProcessorTime, out: Outbox): void {
+    const audience = defs.get(command.audienceId);
+    if (!audience || audience.class !== 'audience' || audience.rule) return;
+    if (!this.live.has(audience.id)) this.markLive(audience.id, out);
+    const id = audience.id;
+    const touched = new Map<string, UserState>();
+    for (const userId of command.add) {
+      const key = userKey({ sourceId: audience.sourceId, userId });
+      let state = this.users.get(key);
+      if (!state) this.users.set(key, (state = emptyUserState(audience.sourceId, { userId })));
+      state.synced[id] = true;
+      if (command.full) (state.syncedBy ??= {})[id] = command.syncId;
+      touched.set(key, state);
+    }
+    for (const userId of command.remove) {
+      const key = userKey({ sourceId: audience.sourceId, userId });
+      const state = this.users.get(key);
+      if (state?.synced[id]) {
+        state.synced[id] = false;
+        touched.set(key, state);
+      }
+    }
+    if (command.full && command.last) {
+      for (const [key, state] of this.users) {
+        if (state.sourceId !== audience.sourceId || !state.synced[id]) continue;
+        if (state.syncedBy?.[id] === command.syncId) continue;
+        state.synced[id] = false;
+        touched.set(key, state);
+      }
+    }
+    for (const [key, state] of touched) {
+      out.users.set(key, state);
+      this.announceChanges(key, state, [audience], time, out);
+    }
+  }
+
+  /** The periodic sync: time moved on, so windows may have let users in or out. */
+  resync(defs: Definitions, time: ProcessorTime, out: Outbox): void {
+    const windowed = new Map<string, Computation[]>();
+    for (const [key, state] of this.users) {
+      let computations = windowed.get(state.sourceId);
+      if (!computations) {
+        computations = this.liveOf(defs, state.sourceId).filter((c) => hasWindow(c, time.hourMs));
+        windowed.set(state.sourceId, computations);
+      }
+      if (computations.length === 0) continue;
+      const specs = this.specsOf(defs, state.sourceId, time.hourMs);
+      if (pruneBuckets(state, specs, time.nowMs, time.bucketMs)) out.users.set(key, state);
+      this.announceChanges(key, state, computations, time, out);
+    }
+  }
+
+  /** Announces every computation whose value for the user differs from the one last announced. */
+  announceChanges(
+    key: string,
+    state: UserState,
+    computations: Computation[],
+    time: EvaluationTime,
+    out: Outbox,
+  ): void {
+    for (const announcement of changes(computations, state, time)) {
+      const { computation, value } = announcement;
+      const before = state.announced[computation.id];
+      state.announced[computation.id] = value;
+      const delta = Number(isMember(computation, value)) - Number(isMember(computation, before));
+      if (delta !== 0) this.members.set(computation.id, this.membersOf(computation.id) + delta);
+      out.status.add(computation.id);
+      out.users.set(key, state);
+      out.announcements.push({ ...announcement, user: state });
+    }
+  }
+
+  /** A deletion request: the user's state goes (no announcement; they are no longer counted). */
+  private deleteUser(key: string, defs: Definitions, out: Outbox): void {
+    const state = this.users.get(key);
+    if (!state) return;
+    this.users.delete(key);
+    out.users.set(key, null);
+    for (const [id, value] of Object.entries(state.announced)) {
+      const computation = defs.get(id);
+      if (!computation || !isMember(computation, value)) continue;
+      this.members.set(id, Math.max(0, this.membersOf(id) - 1));
+      out.status.add(id);
+    }
+  }
+}

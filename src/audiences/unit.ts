@@ -1,0 +1,141 @@
+import type { Admin, Kafka, Producer } from 'kafkajs';
+import { errorMessage } from '../core/errors';
+import { producerSettings } from '../kafka/client';
+import { readPartition } from '../kafka/partition-reader';
+import type { Logger } from '../observability/logger';
+import { decodeStateRecord } from '../records/audience-state';
+import type { EventCodec } from '../records/event';
+import type { Definitions } from './definitions';
+import { outboxRecords, type OutboxTopics } from './outbox-records';
+import { AudiencePartition, type Outbox } from './partition';
+import type { UserState } from './user-state';
+
+/** Most records in one produce request of a transaction. */
+const CHUNK = 2_000;
+
+export interface UnitOptions {
+  kafka: Kafka;
+  admin: Admin;
+  events: EventCodec;
+  topics: OutboxTopics & { commands: string };
+  groupId: string;
+  /** `<groupId>-<partition>` is the transactional id of a partition's producer. */
+  transactionTimeoutMs: number;
+  logger: Logger;
+}
+
+/**
+ * One partition owned by this process: its users' state in memory and the transactional producer
+ * that writes it. The producer's transactional id is the partition's, so a new owner (or this
+ * process restarted) fences the previous one and aborts its unfinished transaction before it
+ * reads the state: what it reads is exactly what was committed with the group's offsets.
+ */
+export class PartitionUnit {
+  /** The next offset of hookline.events to process on this partition. */
+  position = '0';
+
+  private constructor(
+    readonly state: AudiencePartition,
+    private readonly producer: Producer,
+    private readonly options: UnitOptions,
+  ) {}
+
+  static async open(partition: number, defs: Definitions, options: UnitOptions): Promise<PartitionUnit> {
+    const { kafka, admin, topics, groupId } = options;
+    const producer = kafka.producer({
+      ...producerSettings(),
+      transactionalId: `${groupId}-${partition}`,
+      transactionTimeout: options.transactionTimeoutMs,
+    });
+    await producer.connect();
+    try {
+      // Fences the previous owner and ends its open transaction (kafkajs inits lazily).
+      await (await producer.transaction()).abort();
+      const state = new AudiencePartition(partition);
+      await readPartition({
+        kafka,
+        admin,
+        topic: topics.state,
+        partition,
+        groupIdPrefix: `${groupId}.load`,
+        logger: options.logger,
+        onRecords: (messages) => {
+          for (const m of messages) {
+            const key = m.key?.toString('utf8') ?? '';
+            if (!m.value) {
+              state.load(key, null);
+              continue;
+            }
+            const record = decodeStateRecord(m.value);
+            if (record.kind === 'partition') state.setLive(record.live);
+            else state.load(key, record.state as UserState);
+          }
+        },
+      });
+      state.recount(defs);
+      const unit = new PartitionUnit(state, producer, options);
+      unit.position = await committedOrFirst(admin, groupId, topics.events, partition);
+      options.logger.info(
+        { partition, users: state.users.size, live: state.live.size, position: unit.position },
+        'audience partition loaded',
+      );
+      return unit;
+    } catch (err) {
+      await producer.disconnect().catch(() => undefined);
+      throw err;
+    }
+  }
+
+  /**
+   * Writes one step atomically: the outbox's records and, when given, the consumed offsets of the
+   * group (so the step is done exactly once: a crash before the commit re-does all of it).
+   */
+  async commit(out: Outbox, nowMs: number, consumed?: { topic: string; offset: string }): Promise<void> {
+    if (out.empty && !consumed) return;
+    const batches = outboxRecords(this.state, out, { ...this.options, nowMs });
+    const transaction = await this.producer.transaction();
+    try {
+      for (const batch of batches) {
+        for (let i = 0; i < batch.messages.length; i += CHUNK) {
+          await transaction.send({ topic: batch.topic, messages: batch.messages.slice(i, i + CHUNK) });
+        }
+      }
+      if (consumed) {
+        await transaction.sendOffsets({
+          consumerGroupId: this.options.groupId,
+          topics: [
+            {
+              topic: consumed.topic,
+              partitions: [{ partition: this.state.partition, offset: consumed.offset }],
+            },
+          ],
+        });
+      }
+      await transaction.commit();
+    } catch (err) {
+      await transaction
+        .abort()
+        .catch((abortErr) =>
+          this.options.logger.warn({ err: errorMessage(abortErr) }, 'audience transaction abort failed'),
+        );
+      throw err;
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.producer.disconnect().catch(() => undefined);
+  }
+}
+
+async function committedOrFirst(
+  admin: Admin,
+  groupId: string,
+  topic: string,
+  partition: number,
+): Promise<string> {
+  const [committed] = await admin.fetchOffsets({ groupId, topics: [topic] });
+  const offset = committed?.partitions.find((p) => p.partition === partition)?.offset;
+  if (offset !== undefined && offset !== '-1') return offset;
+  const watermarks = await admin.fetchTopicOffsets(topic);
+  return watermarks.find((w) => w.partition === partition)?.low ?? '0';
+}
