@@ -1,4 +1,5 @@
 import type { Scenario } from '../lib/scenario';
+import { audiencesScenario } from './audiences';
 import { burstScenario } from './burst';
 import { e2eScenario } from './e2e';
 import { ingestScenario } from './ingest';
@@ -20,4 +21,5 @@ export const SCENARIOS: readonly Scenario[] = [
   isolation9of10Scenario,
   retryLatenessScenario,
   producerScenario,
+  audiencesScenario,
 ];

@@ -1,0 +1,144 @@
+import { startBenchApp, type BenchApp } from '../lib/app';
+import { deliverAndWait, warmUp, type DeliveryRun } from '../lib/pipeline';
+import { check, scaled, type BenchContext, type Scenario } from '../lib/scenario';
+import { perSecond } from '../lib/stats';
+import { pollUntil } from '../lib/wait';
+
+const EVENTS = 10_000;
+const WARM_UP_EVENTS = 1_000;
+const TARGET_RATIO = 0.8;
+const DELIVERY_TIMEOUT_MS = 120_000;
+const LIVE_TIMEOUT_MS = 60_000;
+
+/** Ten rule audiences over the bench's workload (`Order Completed` tracks of 1,000 users). */
+export const BENCH_AUDIENCES: { name: string; rule: unknown }[] = [
+  { name: 'Buyers', rule: { event: { name: 'Order Completed' } } },
+  { name: 'Weekly Buyers', rule: { event: { name: 'Order Completed', atLeast: 3, withinDays: 7 } } },
+  { name: 'Busy Today', rule: { event: { name: 'Order Completed', atLeast: 20, withinHours: 24 } } },
+  { name: 'Few Orders', rule: { event: { name: 'Order Completed', atMost: 2, withinDays: 30 } } },
+  {
+    name: 'Euro Buyers',
+    rule: { event: { name: 'Order Completed', atLeast: 2, where: { currency: 'EUR' } } },
+  },
+  {
+    name: 'Big Baskets',
+    rule: { event: { name: 'Order Completed', atLeast: 1, where: { revenue: { gte: 40 } } } },
+  },
+  { name: 'Pro Plan', rule: { trait: { name: 'plan', equals: 'pro' } } },
+  {
+    name: 'Pro Buyers',
+    rule: { all: [{ trait: { name: 'plan', exists: true } }, { event: { name: 'Order Completed' } }] },
+  },
+  {
+    name: 'Spring Or Pro',
+    rule: {
+      any: [
+        { event: { name: 'Order Completed', where: { coupon: 'SPRING' } } },
+        { trait: { name: 'plan', in: ['pro', 'team'] } },
+      ],
+    },
+  },
+  { name: 'Not Refunded', rule: { not: { event: { name: 'Order Refunded' } } } },
+];
+
+/** Five computed traits over the same workload. */
+export const BENCH_COMPUTED_TRAITS: { name: string; compute: unknown }[] = [
+  { name: 'Orders 30d', compute: { count: { event: 'Order Completed', withinDays: 30 } } },
+  { name: 'Revenue', compute: { sum: { event: 'Order Completed', property: 'revenue' } } },
+  { name: 'Last Order', compute: { last: { event: 'Order Completed', property: 'orderId' } } },
+  { name: 'First Currency', compute: { first: { event: 'Order Completed', property: 'currency' } } },
+  { name: 'Plan', compute: { lastTrait: 'plan' } },
+];
+
+/**
+ * Issue 15: the whole pipeline (tracking API → … → webhook receiver, every role in this process,
+ * the audience processor included) with 10 rule audiences and 5 computed traits defined on the
+ * source, against the same run without them, before and after (their mean is the baseline). With
+ * them, the processor keeps per-user state and announces changes as identify calls, which are
+ * routed and delivered too (the receiver counts only the run's own events).
+ */
+export const audiencesScenario: Scenario = {
+  name: 'audiences',
+  title: 'End to end with 10 audiences and 5 computed traits vs without — issue 15',
+  async run(ctx) {
+    const events = scaled(ctx, EVENTS);
+    const app = await startBenchApp(ctx, 'audiences');
+    try {
+      const {
+        ids: [receiverId],
+        urls: [url],
+      } = await ctx.harness.call('startReceivers', { count: 1 });
+      const receiverIds = [receiverId!];
+      const source = await app.source('bench audiences');
+      await app.destination(source.id, url!, 'bench receiver');
+      await warmUp(ctx, app, { writeKey: source.writeKey, receiverIds, events: WARM_UP_EVENTS });
+      const options = { writeKey: source.writeKey, receiverIds, events, timeoutMs: DELIVERY_TIMEOUT_MS };
+
+      const before = await deliverAndWait(ctx, app, { ...options, label: 'plain' });
+      const ids = await defineComputations(ctx, app, source.id);
+      const withThem = await deliverAndWait(ctx, app, { ...options, label: 'audiences' });
+      for (const id of ids) await app.admin('DELETE', id);
+      const after = await deliverAndWait(ctx, app, { ...options, label: 'plain' });
+
+      const rate = (run: DeliveryRun) => perSecond(run.delivered, run.elapsedMs);
+      const cpu = (run: DeliveryRun) => (run.appCpuMs * 1_000) / Math.max(1, run.delivered);
+      const baseline = (rate(before) + rate(after)) / 2;
+      const notes = [before, withThem, after]
+        .filter((run) => !run.complete)
+        .map((run) => `INCOMPLETE: ${run.delivered} of ${events} delivered (${run.runId})`);
+      ctx.log(`audiences: ${Math.round(rate(withThem))}/s with them, ${Math.round(baseline)}/s without`);
+      return {
+        figures: [
+          {
+            label: 'without (before)',
+            value: rate(before),
+            unit: 'events/s',
+            detail: `${cpu(before).toFixed(0)} µs CPU/event`,
+          },
+          {
+            label: 'with 10 audiences + 5 computed traits',
+            value: rate(withThem),
+            unit: 'events/s',
+            detail: `${cpu(withThem).toFixed(0)} µs CPU/event`,
+          },
+          {
+            label: 'without (after deleting them)',
+            value: rate(after),
+            unit: 'events/s',
+            detail: `${cpu(after).toFixed(0)} µs CPU/event`,
+          },
+        ],
+        checks: [check('with ÷ without, delivered/s', rate(withThem) / baseline, '×', 'min', TARGET_RATIO)],
+        notes,
+      };
+    } finally {
+      await app.stop();
+    }
+  },
+};
+
+/** Creates the audiences and computed traits and waits until every one is live; their admin paths. */
+async function defineComputations(ctx: BenchContext, app: BenchApp, sourceId: string): Promise<string[]> {
+  const paths: string[] = [];
+  const create = async (collection: string, body: Record<string, unknown>) => {
+    const res = await app.admin<{ id: string }>('POST', `/api/v1/${collection}`, { sourceId, ...body });
+    if (res.status !== 201)
+      throw new Error(`creating ${collection} failed: ${res.status} ${JSON.stringify(res.body)}`);
+    paths.push(`/api/v1/${collection}/${res.body.id}`);
+  };
+  for (const audience of BENCH_AUDIENCES) await create('audiences', audience);
+  for (const trait of BENCH_COMPUTED_TRAITS) await create('computed-traits', trait);
+  const live = await pollUntil(
+    async () => {
+      for (const path of paths) {
+        const res = await app.admin<{ state?: string }>('GET', path);
+        if (res.body.state !== 'live') return undefined;
+      }
+      return true;
+    },
+    { timeoutMs: LIVE_TIMEOUT_MS, intervalMs: 200 },
+  );
+  if (!live) throw new Error(`the computations were not live within ${LIVE_TIMEOUT_MS / 1_000} s`);
+  ctx.log(`audiences: ${paths.length} computations live`);
+  return paths;
+}
