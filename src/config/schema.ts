@@ -83,7 +83,7 @@ export const envSchema = z.object({
    * Longest wait for a slot, counted from the request's arrival (so a busy event loop's delay counts);
    * a request still waiting then is answered 503 + Retry-After.
    */
-  HOOKLINE_INGEST_QUEUE_TIMEOUT: envDurationMs().default(500),
+  HOOKLINE_INGEST_QUEUE_TIMEOUT: envDurationMs().default(250),
   /** Bearer token for the admin API. Generated (and printed) by `npm start` when unset. */
   HOOKLINE_ADMIN_TOKEN: envString().optional(),
   /**

@@ -27,7 +27,7 @@ describe('loadConfig', () => {
     const config = loadConfig({});
     expect(config.http).toEqual({ port: 8080, host: '0.0.0.0' });
     expect(config.roles).toEqual(['ingest', 'router', 'worker', 'audiences']);
-    expect(config.ingest).toEqual({ concurrency: 16, queue: 1_000, queueTimeoutMs: 500 });
+    expect(config.ingest).toEqual({ concurrency: 16, queue: 1_000, queueTimeoutMs: 250 });
     expect(config.kafka.brokers).toBeUndefined();
     expect(config.topics).toEqual({ prefix: 'hookline', create: true, partitions: 6, replicationFactor: -1 });
   });
