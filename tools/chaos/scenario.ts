@@ -54,7 +54,10 @@ export interface ChaosResult {
   outputTail: string;
   /** Which fault each duplicate followed, and how old the redelivered work was then. */
   duplicateCauses: DuplicateCauses;
-  /** When the run started (epoch ms), for the times in `faults` and `duplicateCauses`. */
+  /**
+   * When the load and the faults started (epoch ms, after set-up): the zero of the times the fault
+   * log prints, so that the times of `duplicateCauses` read on the same clock.
+   */
   startedMs: number;
 }
 
@@ -201,7 +204,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
         destinations.map((d) => d.deliveries()),
         faults.timeline,
       ),
-      startedMs,
+      startedMs: startedMs + setUpMs,
     };
   } finally {
     for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
