@@ -1,7 +1,5 @@
 import { loadavg } from 'node:os';
-import { SchemaRegistry } from '@kafkajs/confluent-schema-registry';
-import { AvroCodec } from '../../src/avro/codec';
-import { defaultSchemaDir, loadSchemaFiles } from '../../src/avro/schema-files';
+import { connectAvro } from '../../src/avro/connect';
 import { createLogger } from '../../src/observability/logger';
 import { EventCodec } from '../../src/records/event';
 import { deliverAndWait, warmUp } from '../lib/pipeline';
@@ -107,9 +105,8 @@ async function rawCeilingOf(
   url: string,
   events: number,
 ) {
-  const registry = new SchemaRegistry({ host: ctx.cluster.schemaRegistryUrl });
   const logger = createLogger({ level: 'error' });
-  const avro = await AvroCodec.create({ registry, schemas: loadSchemaFiles(defaultSchemaDir()), logger });
+  const avro = await connectAvro({ url: ctx.cluster.schemaRegistryUrl, logger });
   const kafka = benchKafka(ctx, 'hookline-bench-raw');
   const producer = await rawProducer(kafka);
   try {

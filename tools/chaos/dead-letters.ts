@@ -1,8 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { SchemaRegistry } from '@kafkajs/confluent-schema-registry';
 import { Kafka, logLevel } from 'kafkajs';
-import { AvroCodec } from '../../src/avro/codec';
-import { defaultSchemaDir, loadSchemaFiles } from '../../src/avro/schema-files';
+import { connectAvro } from '../../src/avro/connect';
 import { silentLogger } from '../../src/observability/logger';
 import { decodeDlqRecord } from '../../src/records/dlq';
 import type { DeadLetterObservation } from './ledger';
@@ -16,11 +14,7 @@ export async function followDeadLetters(options: {
   schemaRegistryUrl: string;
   topic: string;
 }): Promise<{ entries(): DeadLetterObservation[]; undecodable(): number; stop(): Promise<void> }> {
-  const avro = await AvroCodec.create({
-    registry: new SchemaRegistry({ host: options.schemaRegistryUrl }),
-    schemas: loadSchemaFiles(defaultSchemaDir()),
-    logger: silentLogger(),
-  });
+  const avro = await connectAvro({ url: options.schemaRegistryUrl, logger: silentLogger() });
   const kafka = new Kafka({
     clientId: 'hookline-chaos',
     brokers: options.kafkaBrokers,

@@ -1,7 +1,5 @@
-import { SchemaRegistry } from '@kafkajs/confluent-schema-registry';
 import { CompressionTypes, Kafka, logLevel } from 'kafkajs';
-import { AvroCodec } from '../../src/avro/codec';
-import { defaultSchemaDir, loadSchemaFiles } from '../../src/avro/schema-files';
+import { connectAvro } from '../../src/avro/connect';
 import { silentLogger } from '../../src/observability/logger';
 import { encodeTask, taskKey, type DeliveryTask } from '../../src/records/delivery-task';
 import { encodeRedriven } from '../../src/records/dlq';
@@ -60,11 +58,7 @@ export function deadLetter(i: number, options: FillOptions, nowMs: number): Deli
  * one (dead letter i is at offset i: one producer, in order, on a new topic).
  */
 export async function fillDeadLetterTopic(options: FillOptions): Promise<{ bytes: number }> {
-  const avro = await AvroCodec.create({
-    registry: new SchemaRegistry({ host: options.schemaRegistryUrl }),
-    schemas: loadSchemaFiles(defaultSchemaDir()),
-    logger: silentLogger(),
-  });
+  const avro = await connectAvro({ url: options.schemaRegistryUrl, logger: silentLogger() });
   const kafka = new Kafka({
     clientId: 'hookline-dlq-scale',
     brokers: options.kafkaBrokers,
