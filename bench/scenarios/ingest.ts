@@ -78,8 +78,15 @@ export const ingestScenario: Scenario = {
       const api: ApiRound[] = [];
       const notes: string[] = [];
       for (let round = 1; round <= ROUNDS; round++) {
+        // --profile: the last round of each side, so Hookline's profile has the raw one beside it.
+        const profile = ctx.profile && round === ROUNDS;
+        const rawProfiler = profile ? await startProfiler(ctx.resultsDir) : undefined;
         raw.push(await rawRound());
-        const profiler = ctx.profile && round === ROUNDS ? await startProfiler(ctx.resultsDir) : undefined;
+        if (rawProfiler)
+          notes.push(
+            ...formatSummary('raw kafkajs produce (last round)', await rawProfiler.stop('ingest-raw')),
+          );
+        const profiler = profile ? await startProfiler(ctx.resultsDir) : undefined;
         api.push(await apiRound(events));
         if (profiler)
           notes.push(...formatSummary('the tracking API (last round)', await profiler.stop('ingest')));

@@ -6,6 +6,7 @@ import type { Logger } from '../../src/observability/logger';
 import { Analytics, MAX_BATCH_BYTES, QueueFullError, type TrackMessage } from '../../src/producer';
 import { normalizeCall, rawMessage } from '../../src/producer/messages';
 import { runId, startBenchApp } from '../lib/app';
+import { formatSummary, startProfiler } from '../lib/profile';
 import { trackEvent, type EncodedRecord } from '../lib/events';
 import { benchKafka, produceClosedLoop, rawProducer, type Throughput } from '../lib/raw-kafka';
 import { check, scaled, type Check, type Figure, type Scenario } from '../lib/scenario';
@@ -147,10 +148,31 @@ export const producerScenario: Scenario = {
       const raw = new Map<number, Throughput[]>(FLUSH_AT.map((f) => [f, []]));
       const lib = new Map<number, LibraryRound[]>(FLUSH_AT.map((f) => [f, []]));
       const rawFull: Throughput[] = [];
+      const profiled = async <T>(on: boolean, title: string, name: string, run: () => Promise<T>) => {
+        const profiler = on ? await startProfiler(ctx.resultsDir) : undefined;
+        const result = await run();
+        if (profiler) profileNotes.push(...formatSummary(title, await profiler.stop(name)));
+        return result;
+      };
+      const profileNotes: string[] = [];
       for (let round = 1; round <= ROUNDS; round++) {
         for (const flushAt of FLUSH_AT) {
-          raw.get(flushAt)!.push(await rawRound(flushAt));
-          lib.get(flushAt)!.push(await libraryRound(flushAt));
+          // --profile: the last round of flushAt 100, each side.
+          const on = ctx.profile && round === ROUNDS && flushAt === FLUSH_AT[0];
+          raw
+            .get(flushAt)!
+            .push(
+              await profiled(on, `raw sendBatch(${flushAt}) (last round)`, 'producer-raw', () =>
+                rawRound(flushAt),
+              ),
+            );
+          lib
+            .get(flushAt)!
+            .push(
+              await profiled(on, `the library, flushAt ${flushAt} (last round)`, 'producer', () =>
+                libraryRound(flushAt),
+              ),
+            );
         }
         rawFull.push(await rawRound(fullBatch));
         ctx.log(
@@ -210,6 +232,7 @@ export const producerScenario: Scenario = {
       notes.push(
         `records: ${Math.round(recordBytes)} bytes each (key + Avro value); a 500 KB batch holds ${fullBatch}; raw ≤ 500 KB rounds: ${rawFull.map((r) => Math.round(rawRate(r))).join(', ')} events/s (median ${Math.round(median(rawFull.map(rawRate)))})`,
       );
+      notes.push(...profileNotes);
       return { figures, checks, notes };
     } finally {
       await producer.disconnect();
