@@ -85,7 +85,7 @@ export const producerScenario: Scenario = {
       const calls = Array.from({ length: events }, (_, i) => trackEvent(run, i) as unknown as TrackMessage);
       // The records the library writes for these calls: its own normalisation, the app's codec.
       const records: EncodedRecord[] = calls.map((call) => {
-        const event = normalizeCall(rawMessage('track', call, randomUUID), {
+        const { event } = normalizeCall(rawMessage('track', call, randomUUID), {
           sourceId: source.id,
           receivedAtMs: Date.now(),
         });

@@ -114,3 +114,43 @@ export function isJsonObject(value: unknown): value is JsonObject {
 export function jsonByteLength(value: unknown): number {
   return Buffer.byteLength(stringifyJson(value), 'utf8');
 }
+
+/**
+ * `jsonByteLength(object)`, computed field by field so that nothing is serialised only to be
+ * measured: strings, numbers, booleans and null are measured without serialising them, and the
+ * JSON text of each object or array field is handed to `text(key, json)`, for a caller that
+ * needs it anyway (the Avro encoding of free-form fields) not to serialise it again.
+ */
+export function objectByteLength(object: object, text?: (key: string, json: string) => void): number {
+  let bytes = 1; // {
+  let fields = 0;
+  for (const key of Object.keys(object)) {
+    const value = (object as Record<string, unknown>)[key];
+    let valueBytes: number;
+    if (typeof value === 'string') valueBytes = stringByteLength(value);
+    else if (typeof value === 'number') valueBytes = Number.isFinite(value) ? String(value).length : 4;
+    else if (typeof value === 'boolean') valueBytes = value ? 4 : 5;
+    else if (value === null) valueBytes = 4;
+    else if (value === undefined)
+      continue; // left out, as JSON.stringify does
+    else {
+      const json = stringifyJson(value) as string | undefined;
+      if (json === undefined) continue; // functions, symbols: left out too
+      text?.(key, json);
+      valueBytes = Buffer.byteLength(json, 'utf8');
+    }
+    bytes += (fields > 0 ? 1 : 0) + stringByteLength(key) + 1 + valueBytes; // [,]"key":value
+    fields++;
+  }
+  return bytes + 1; // }
+}
+
+/** UTF-8 byte length of a string once serialised as JSON (quotes and escapes included). */
+function stringByteLength(value: string): number {
+  for (let i = 0; i < value.length; i++) {
+    const c = value.charCodeAt(i);
+    // Beyond printable ASCII, or a character JSON escapes: let the serialiser say.
+    if (c < 0x20 || c > 0x7e || c === 0x22 || c === 0x5c) return Buffer.byteLength(JSON.stringify(value));
+  }
+  return value.length + 2;
+}

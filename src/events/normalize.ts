@@ -1,7 +1,7 @@
-import { isJsonObject, isLosslessNumber, jsonByteLength, type JsonObject, type JsonValue } from './json';
+import { isJsonObject, isLosslessNumber, objectByteLength, type JsonObject, type JsonValue } from './json';
 import { TRACKING_TYPES, type TrackingEvent, type TrackingType } from './types';
 import type { Rejection, RejectionCode } from './rejection';
-import { correctedTimestampMs, parseClientTimestamp } from './timestamps';
+import { correctedTimestampMs, isoTimestamp, parseClientTimestamp } from './timestamps';
 
 /** Per-event limit, as Segment's: 32 KB of JSON. */
 export const MAX_EVENT_BYTES = 32 * 1024;
@@ -25,7 +25,18 @@ export interface NormalizeOptions {
   newMessageId: () => string;
 }
 
-export type NormalizeResult = { ok: true; event: TrackingEvent } | { ok: false; rejection: Rejection };
+/**
+ * What normalising computed anyway that the event's Avro record holds (records/event.ts): its
+ * timestamps as epoch ms and its free-form objects as JSON text, by field name. `EventCodec.encode`
+ * takes them instead of computing them again; they describe the event they came with, and only it.
+ */
+export type PrecomputedFields = Partial<Record<string, number | string>>;
+
+export type NormalizeResult =
+  { ok: true; event: TrackingEvent; precomputed: PrecomputedFields } | { ok: false; rejection: Rejection };
+
+/** The free-form fields, stored as JSON text. */
+const FREEFORM_FIELDS = new Set(['context', 'integrations', 'properties', 'traits']);
 
 class Reject extends Error {
   constructor(
@@ -42,18 +53,27 @@ class Reject extends Error {
  */
 export function normalizeEvent(raw: JsonValue, options: NormalizeOptions): NormalizeResult {
   try {
-    return { ok: true, event: normalizeOrThrow(raw, options) };
+    const precomputed: PrecomputedFields = {};
+    return { ok: true, event: normalizeOrThrow(raw, options, precomputed), precomputed };
   } catch (err) {
     if (err instanceof Reject) return { ok: false, rejection: { code: err.code, reason: err.message } };
     throw err;
   }
 }
 
-function normalizeOrThrow(raw: JsonValue, options: NormalizeOptions): TrackingEvent {
+function normalizeOrThrow(
+  raw: JsonValue,
+  options: NormalizeOptions,
+  precomputed: PrecomputedFields,
+): TrackingEvent {
   if (!isJsonObject(raw)) throw new Reject('not_an_object', 'event must be a JSON object');
   const type = options.pathType ?? readType(raw.type);
 
-  const bytes = jsonByteLength(raw);
+  // Measured field by field: the free-form objects' JSON text is kept for the Avro record.
+  const texts: Record<string, string> = {};
+  const bytes = objectByteLength(raw, (key, json) => {
+    if (FREEFORM_FIELDS.has(key)) texts[key] = json;
+  });
   if (bytes > MAX_EVENT_BYTES) {
     throw new Reject('event_too_large', `event is ${bytes} bytes; the limit is ${MAX_EVENT_BYTES} bytes`);
   }
@@ -64,26 +84,43 @@ function normalizeOrThrow(raw: JsonValue, options: NormalizeOptions): TrackingEv
     throw new Reject('missing_identity', 'event needs a userId or an anonymousId');
   }
 
-  const originalTimestampMs =
-    optionalTimestamp(raw, 'timestamp') ?? optionalTimestamp(raw, 'originalTimestamp');
-  const sentAtMs = optionalTimestamp(raw, 'sentAt') ?? timestampValue('sentAt', options.defaults.sentAt);
+  const original = optionalTimestamp(raw, 'timestamp') ?? optionalTimestamp(raw, 'originalTimestamp');
+  const sentAt = optionalTimestamp(raw, 'sentAt') ?? timestampValue('sentAt', options.defaults.sentAt);
   const timestampMs = correctedTimestampMs({
     receivedAtMs: options.receivedAtMs,
-    sentAtMs,
-    originalTimestampMs,
+    sentAtMs: sentAt?.ms,
+    originalTimestampMs: original?.ms,
   });
+  const receivedAt = isoTimestamp(options.receivedAtMs);
 
-  const context = merge(options.defaults.context, optionalObject(raw, 'context'));
-  const integrations = merge(options.defaults.integrations, optionalObject(raw, 'integrations'));
+  const ownContext = optionalObject(raw, 'context');
+  const ownIntegrations = optionalObject(raw, 'integrations');
+  const context = merge(options.defaults.context, ownContext);
+  const integrations = merge(options.defaults.integrations, ownIntegrations);
+
+  precomputed.timestamp = timestampMs;
+  precomputed.receivedAt = options.receivedAtMs;
+  if (original) precomputed.originalTimestamp = original.ms;
+  if (sentAt) precomputed.sentAt = sentAt.ms;
+  // A merged object is new: its text is not the client's.
+  if (context && context === ownContext) precomputed.context = texts.context;
+  if (integrations && integrations === ownIntegrations) precomputed.integrations = texts.integrations;
+  if (texts.properties !== undefined) precomputed.properties = texts.properties;
+  if (texts.traits !== undefined) precomputed.traits = texts.traits;
 
   const common = {
     messageId: optionalId(raw, 'messageId') ?? options.newMessageId(),
     ...(userId !== undefined && { userId }),
     ...(anonymousId !== undefined && { anonymousId }),
-    timestamp: iso(timestampMs),
-    ...(originalTimestampMs !== undefined && { originalTimestamp: iso(originalTimestampMs) }),
-    ...(sentAtMs !== undefined && { sentAt: iso(sentAtMs) }),
-    receivedAt: iso(options.receivedAtMs),
+    timestamp:
+      timestampMs === options.receivedAtMs
+        ? receivedAt
+        : timestampMs === original?.ms
+          ? original.iso
+          : isoTimestamp(timestampMs),
+    ...(original !== undefined && { originalTimestamp: original.iso }),
+    ...(sentAt !== undefined && { sentAt: sentAt.iso }),
+    receivedAt,
     sourceId: options.sourceId,
     ...(context && { context }),
     ...(integrations && { integrations }),
@@ -149,11 +186,17 @@ function optionalObject(raw: JsonObject, key: string): JsonObject | undefined {
   throw new Reject('invalid_field', `"${key}" must be an object`);
 }
 
-function optionalTimestamp(raw: JsonObject, key: string): number | undefined {
+/** A client's timestamp: epoch ms, and as Hookline writes it (ISO 8601 UTC with milliseconds). */
+interface ClientTime {
+  ms: number;
+  iso: string;
+}
+
+function optionalTimestamp(raw: JsonObject, key: string): ClientTime | undefined {
   return timestampValue(key, raw[key]);
 }
 
-function timestampValue(key: string, value: JsonValue | undefined): number | undefined {
+function timestampValue(key: string, value: JsonValue | undefined): ClientTime | undefined {
   if (value === undefined || value === null || value === '') return undefined;
   const ms = typeof value === 'string' ? parseClientTimestamp(value) : undefined;
   if (ms === undefined) {
@@ -162,7 +205,7 @@ function timestampValue(key: string, value: JsonValue | undefined): number | und
       `"${key}" is not an ISO 8601 timestamp: ${JSON.stringify(String(value)).slice(0, 80)}`,
     );
   }
-  return ms;
+  return { ms, iso: isoTimestamp(ms, value as string) };
 }
 
 function stringField<K extends string>(raw: JsonObject, key: K): Partial<Record<K, string>> {
@@ -180,8 +223,4 @@ function merge(batch: JsonObject | undefined, own: JsonObject | undefined): Json
   if (!batch) return own;
   if (!own) return batch;
   return { ...batch, ...own };
-}
-
-function iso(ms: number): string {
-  return new Date(ms).toISOString();
 }

@@ -44,3 +44,36 @@ export function correctedTimestampMs(options: {
   if (sentAtMs === undefined) return originalTimestampMs;
   return receivedAtMs - (sentAtMs - originalTimestampMs);
 }
+
+let lastIsoMs = Number.NaN;
+let lastIso = '';
+
+/**
+ * Epoch ms as Hookline writes timestamps: `new Date(ms).toISOString()`
+ * (`2009-11-10T23:00:00.000Z`). `text`, the client's own text for `ms` when there is one, is
+ * returned as it is when it already has that form (the common case: clients send toISOString()).
+ * The last value is remembered: events of one batch share their receivedAt.
+ */
+export function isoTimestamp(ms: number, text?: string): string {
+  if (text !== undefined && isCanonical(text)) return text;
+  if (ms !== lastIsoMs) {
+    lastIso = new Date(ms).toISOString();
+    lastIsoMs = ms;
+  }
+  return lastIso;
+}
+
+/**
+ * True when `text`, a timestamp parseClientTimestamp accepted, is exactly what toISOString
+ * prints for it: UTC (`Z`), three fraction digits, a year from 1000 (earlier years are where
+ * two-digit years and sign rules differ).
+ */
+function isCanonical(text: string): boolean {
+  return (
+    text.length === 24 &&
+    text.charCodeAt(10) === 0x54 && // T
+    text.charCodeAt(19) === 0x2e && // .
+    text.charCodeAt(23) === 0x5a && // Z
+    text.charCodeAt(0) !== 0x30 // not 0xxx
+  );
+}

@@ -1,6 +1,6 @@
 import type { JsonObject } from '../events/json';
 import type { TrackingEvent, TrackingType } from '../events/types';
-import { normalizeEvent } from '../events/normalize';
+import { normalizeEvent, type PrecomputedFields } from '../events/normalize';
 import { InvalidMessageError } from './errors';
 
 /**
@@ -101,7 +101,7 @@ function isoTimestamp(date: Date): string {
 export function normalizeCall(
   raw: RawMessage,
   options: { sourceId: string; receivedAtMs: number },
-): TrackingEvent {
+): { event: TrackingEvent; precomputed: PrecomputedFields } {
   const result = normalizeEvent(raw, {
     sourceId: options.sourceId,
     receivedAtMs: options.receivedAtMs,
@@ -110,5 +110,5 @@ export function normalizeCall(
     newMessageId: () => raw.messageId,
   });
   if (!result.ok) throw InvalidMessageError.from(result.rejection);
-  return result.event;
+  return { event: result.event, precomputed: result.precomputed };
 }

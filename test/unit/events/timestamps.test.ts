@@ -1,4 +1,4 @@
-import { correctedTimestampMs, parseClientTimestamp } from '../../../src/events/timestamps';
+import { correctedTimestampMs, isoTimestamp, parseClientTimestamp } from '../../../src/events/timestamps';
 
 const iso = (ms: number | undefined) => (ms === undefined ? undefined : new Date(ms).toISOString());
 
@@ -46,5 +46,28 @@ describe('correctedTimestampMs', () => {
     expect(correctedTimestampMs({ receivedAtMs, sentAtMs: 7, originalTimestampMs: undefined })).toBe(
       receivedAtMs,
     );
+  });
+});
+
+describe('isoTimestamp', () => {
+  it.each([
+    ['2009-11-10T23:00:00.123Z'], // already canonical: returned as it is
+    ['2009-11-10T23:00:00+0000'],
+    ['2009-11-10T23:00:00Z'],
+    ['2009-11-10t23:00:00.123z'],
+    ['2009-11-10 23:00:00.123Z'],
+    ['2009-11-10T23:00:00.1234Z'],
+    ['2009-11-10T23:00:00.123+01:00'],
+    ['0999-11-10T23:00:00.123Z'],
+    ['0050-01-01T00:00:00.000Z'],
+  ])('of %s is what toISOString prints for it', (text) => {
+    const ms = parseClientTimestamp(text)!;
+    expect(isoTimestamp(ms, text)).toBe(new Date(ms).toISOString());
+    expect(isoTimestamp(ms)).toBe(new Date(ms).toISOString());
+  });
+
+  it('remembers the last value without mixing values up', () => {
+    for (const ms of [0, 0, 1, 1_700_000_000_000, 1, -1])
+      expect(isoTimestamp(ms)).toBe(new Date(ms).toISOString());
   });
 });
