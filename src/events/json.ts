@@ -40,27 +40,39 @@ export function numbersAreExact(text: string): boolean {
   for (let i = 0; i < length; i++) {
     const c = text.charCodeAt(i);
     if (c === 0x22) {
-      // Skip a string, honouring escapes.
-      for (i++; i < length; i++) {
-        const s = text.charCodeAt(i);
-        if (s === 0x5c) i++;
-        else if (s === 0x22) break;
-      }
+      // Skip a string: to the next quote that no backslash escapes (indexOf is native).
+      let end = text.indexOf('"', i + 1);
+      while (end !== -1 && escaped(text, end)) end = text.indexOf('"', end + 1);
+      if (end === -1) return true; // unterminated: invalid JSON, left to the parsers
+      i = end;
     } else if (c === 0x2d || (c >= 0x30 && c <= 0x39)) {
       let end = i + 1;
+      let digitsOnly = c !== 0x2d && c !== 0x30;
       while (end < length) {
         const n = text.charCodeAt(end);
-        // digits, '.', 'e', 'E', '+', '-'
-        if ((n >= 0x30 && n <= 0x39) || n === 0x2e || n === 0x65 || n === 0x45 || n === 0x2b || n === 0x2d)
+        if (n >= 0x30 && n <= 0x39) end++;
+        // '.', 'e', 'E', '+', '-'
+        else if (n === 0x2e || n === 0x65 || n === 0x45 || n === 0x2b || n === 0x2d) {
+          digitsOnly = false;
           end++;
-        else break;
+        } else break;
       }
-      const token = text.slice(i, end);
-      if (String(Number(token)) !== token) return false;
+      // An integer of at most 15 digits without a leading zero prints back as it is.
+      if (!(digitsOnly && end - i <= 15)) {
+        const token = text.slice(i, end);
+        if (String(Number(token)) !== token) return false;
+      }
       i = end - 1;
     }
   }
   return true;
+}
+
+/** True when the character at `at` follows an odd number of backslashes. */
+function escaped(text: string, at: number): boolean {
+  let backslashes = 0;
+  for (let j = at - 1; j >= 0 && text.charCodeAt(j) === 0x5c; j--) backslashes++;
+  return backslashes % 2 === 1;
 }
 
 /**

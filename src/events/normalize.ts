@@ -108,53 +108,59 @@ function normalizeOrThrow(
   if (texts.properties !== undefined) precomputed.properties = texts.properties;
   if (texts.traits !== undefined) precomputed.traits = texts.traits;
 
-  const common = {
+  // Built field by field, in the order the spread version had (no temporary objects per event).
+  const event: Record<string, unknown> = {
     messageId: optionalId(raw, 'messageId') ?? options.newMessageId(),
-    ...(userId !== undefined && { userId }),
-    ...(anonymousId !== undefined && { anonymousId }),
-    timestamp:
-      timestampMs === options.receivedAtMs
-        ? receivedAt
-        : timestampMs === original?.ms
-          ? original.iso
-          : isoTimestamp(timestampMs),
-    ...(original !== undefined && { originalTimestamp: original.iso }),
-    ...(sentAt !== undefined && { sentAt: sentAt.iso }),
-    receivedAt,
-    sourceId: options.sourceId,
-    ...(context && { context }),
-    ...(integrations && { integrations }),
   };
+  if (userId !== undefined) event.userId = userId;
+  if (anonymousId !== undefined) event.anonymousId = anonymousId;
+  event.timestamp =
+    timestampMs === options.receivedAtMs
+      ? receivedAt
+      : timestampMs === original?.ms
+        ? original.iso
+        : isoTimestamp(timestampMs);
+  if (original !== undefined) event.originalTimestamp = original.iso;
+  if (sentAt !== undefined) event.sentAt = sentAt.iso;
+  event.receivedAt = receivedAt;
+  event.sourceId = options.sourceId;
+  if (context) event.context = context;
+  if (integrations) event.integrations = integrations;
+  event.type = type;
 
   switch (type) {
     case 'identify':
-      return { ...common, type, ...objectField(raw, 'traits') };
+      setIfDefined(event, 'traits', optionalObject(raw, 'traits'));
+      break;
     case 'track': {
-      const event = optionalString(raw, 'event');
-      if (event === undefined) throw new Reject('missing_event', 'track needs an event name in "event"');
-      return { ...common, type, event, ...objectField(raw, 'properties') };
+      const name = optionalString(raw, 'event');
+      if (name === undefined) throw new Reject('missing_event', 'track needs an event name in "event"');
+      event.event = name;
+      setIfDefined(event, 'properties', optionalObject(raw, 'properties'));
+      break;
     }
     case 'page':
     case 'screen':
-      return {
-        ...common,
-        type,
-        ...stringField(raw, 'name'),
-        ...stringField(raw, 'category'),
-        ...objectField(raw, 'properties'),
-      };
+      setIfDefined(event, 'name', optionalString(raw, 'name'));
+      setIfDefined(event, 'category', optionalString(raw, 'category'));
+      setIfDefined(event, 'properties', optionalObject(raw, 'properties'));
+      break;
     case 'group': {
       const groupId = optionalId(raw, 'groupId');
       if (groupId === undefined) throw new Reject('missing_group_id', 'group needs a "groupId"');
-      return { ...common, type, groupId, ...objectField(raw, 'traits') };
+      event.groupId = groupId;
+      setIfDefined(event, 'traits', optionalObject(raw, 'traits'));
+      break;
     }
     case 'alias': {
       const previousId = optionalId(raw, 'previousId');
       if (previousId === undefined) throw new Reject('missing_previous_id', 'alias needs a "previousId"');
       if (userId === undefined) throw new Reject('missing_user_id', 'alias needs a "userId"');
-      return { ...common, type, userId, previousId };
+      event.previousId = previousId;
+      break;
     }
   }
+  return event as unknown as TrackingEvent;
 }
 
 function readType(value: JsonValue | undefined): TrackingType {
@@ -208,14 +214,8 @@ function timestampValue(key: string, value: JsonValue | undefined): ClientTime |
   return { ms, iso: isoTimestamp(ms, value as string) };
 }
 
-function stringField<K extends string>(raw: JsonObject, key: K): Partial<Record<K, string>> {
-  const value = optionalString(raw, key);
-  return value === undefined ? {} : ({ [key]: value } as Record<K, string>);
-}
-
-function objectField<K extends string>(raw: JsonObject, key: K): Partial<Record<K, JsonObject>> {
-  const value = optionalObject(raw, key);
-  return value === undefined ? {} : ({ [key]: value } as Record<K, JsonObject>);
+function setIfDefined(event: Record<string, unknown>, key: string, value: unknown): void {
+  if (value !== undefined) event[key] = value;
 }
 
 /** Shallow merge: the event's own keys win over the batch's. */

@@ -69,6 +69,11 @@ describe('lossless JSON', () => {
     ['{"a":-0}', false],
     ['{"a":1E5}', false],
     ['[0.1,0.10]', false],
+    ['{"a":"ends in a backslash \\\\","n":1.0}', false], // the quote after \\ ends the string
+    ['{"a":"an escaped quote \\" 1.0","n":1}', true],
+    ['{"a":999999999999999,"b":1000000000000000}', true], // 15 digits, then 16 checked the long way
+    ['{"a":9007199254740993}', false], // 16 digits, beyond 2^53
+    ['{"a":007}', false], // a leading zero (invalid JSON) is not taken for exact
   ])('numbersAreExact(%s) is %s', (text, exact) => {
     expect(numbersAreExact(text)).toBe(exact);
   });
