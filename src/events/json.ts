@@ -130,10 +130,10 @@ export function jsonByteLength(value: unknown): number {
 /**
  * `jsonByteLength(object)`, computed field by field so that nothing is serialised only to be
  * measured: strings, numbers, booleans and null are measured without serialising them, and the
- * JSON text of each object or array field is handed to `text(key, json)`, for a caller that
+ * JSON text of each object or array field is put in `texts` under its key, for a caller that
  * needs it anyway (the Avro encoding of free-form fields) not to serialise it again.
  */
-export function objectByteLength(object: object, text?: (key: string, json: string) => void): number {
+export function objectByteLength(object: object, texts?: Record<string, string>): number {
   let bytes = 1; // {
   let fields = 0;
   for (const key of Object.keys(object)) {
@@ -148,7 +148,7 @@ export function objectByteLength(object: object, text?: (key: string, json: stri
     else {
       const json = stringifyJson(value) as string | undefined;
       if (json === undefined) continue; // functions, symbols: left out too
-      text?.(key, json);
+      if (texts) texts[key] = json;
       valueBytes = Buffer.byteLength(json, 'utf8');
     }
     bytes += (fields > 0 ? 1 : 0) + stringByteLength(key) + 1 + valueBytes; // [,]"key":value

@@ -35,9 +35,6 @@ export type PrecomputedFields = Partial<Record<string, number | string>>;
 export type NormalizeResult =
   { ok: true; event: TrackingEvent; precomputed: PrecomputedFields } | { ok: false; rejection: Rejection };
 
-/** The free-form fields, stored as JSON text. */
-const FREEFORM_FIELDS = new Set(['context', 'integrations', 'properties', 'traits']);
-
 class Reject extends Error {
   constructor(
     readonly code: RejectionCode,
@@ -71,9 +68,7 @@ function normalizeOrThrow(
 
   // Measured field by field: the free-form objects' JSON text is kept for the Avro record.
   const texts: Record<string, string> = {};
-  const bytes = objectByteLength(raw, (key, json) => {
-    if (FREEFORM_FIELDS.has(key)) texts[key] = json;
-  });
+  const bytes = objectByteLength(raw, texts);
   if (bytes > MAX_EVENT_BYTES) {
     throw new Reject('event_too_large', `event is ${bytes} bytes; the limit is ${MAX_EVENT_BYTES} bytes`);
   }

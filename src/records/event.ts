@@ -37,7 +37,7 @@ export function eventRecordName(type: EventType): string {
  */
 export function toAvroRecord(event: HooklineEvent, precomputed?: PrecomputedFields): Record<string, unknown> {
   const record: Record<string, unknown> = {};
-  for (const key of Object.keys(event)) {
+  for (const key in event) {
     const value = (event as unknown as Record<string, unknown>)[key];
     if (value === undefined) continue;
     const known = precomputed?.[key];

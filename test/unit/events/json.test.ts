@@ -107,7 +107,7 @@ describe('objectByteLength', () => {
   it('hands over the JSON text of object and array fields, as stringifyJson prints them', () => {
     const object = { s: 'x', properties: { a: [1, new LosslessNumber('1.0')] }, list: [1, 2] };
     const texts: Record<string, string> = {};
-    objectByteLength(object, (key, json) => (texts[key] = json));
+    objectByteLength(object, texts);
     expect(texts).toEqual({ properties: stringifyJson(object.properties), list: '[1,2]' });
   });
 
