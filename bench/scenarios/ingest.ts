@@ -15,7 +15,8 @@ const WARM_UP_EVENTS = 3_000;
  * neighbouring measurements, and the median round counts, so a burst of noise moves one round only.
  */
 const ROUNDS = 3;
-const TARGET_RATIO = 0.5;
+/** Issue 4 asked for 0.5; issue 16 for 0.7. */
+const TARGET_RATIO = 0.7;
 const LOAD_TIMEOUT_MS = 60_000;
 
 const rawRate = (r: Throughput) => perSecond(r.count, r.elapsedMs);
