@@ -15,7 +15,8 @@ const WARM_UP_EVENTS = 3_000;
  * neighbouring measurements, and the median round counts, so a burst of noise moves one round only.
  */
 const ROUNDS = 3;
-const TARGET_RATIO = 0.5;
+/** Issue 4 asked for 0.5; issue 16 for 0.7. */
+const TARGET_RATIO = 0.7;
 const LOAD_TIMEOUT_MS = 60_000;
 
 const rawRate = (r: Throughput) => perSecond(r.count, r.elapsedMs);
@@ -78,8 +79,15 @@ export const ingestScenario: Scenario = {
       const api: ApiRound[] = [];
       const notes: string[] = [];
       for (let round = 1; round <= ROUNDS; round++) {
+        // --profile: the last round of each side, so Hookline's profile has the raw one beside it.
+        const profile = ctx.profile && round === ROUNDS;
+        const rawProfiler = profile ? await startProfiler(ctx.resultsDir) : undefined;
         raw.push(await rawRound());
-        const profiler = ctx.profile && round === ROUNDS ? await startProfiler(ctx.resultsDir) : undefined;
+        if (rawProfiler)
+          notes.push(
+            ...formatSummary('raw kafkajs produce (last round)', await rawProfiler.stop('ingest-raw')),
+          );
+        const profiler = profile ? await startProfiler(ctx.resultsDir) : undefined;
         api.push(await apiRound(events));
         if (profiler)
           notes.push(...formatSummary('the tracking API (last round)', await profiler.stop('ingest')));

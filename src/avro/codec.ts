@@ -9,7 +9,7 @@ import {
 import { backoffDelayMs, sleep } from '../core/backoff';
 import type { Logger } from '../observability/logger';
 import type { SchemaFile } from './schema-files';
-import { frame, unframe } from './wire';
+import { FrameWriter, unframe } from './wire';
 
 export interface DecodedRecord {
   /** Full record name of the reader schema the value now has. */
@@ -45,6 +45,7 @@ export class AvroCodec {
   private readonly byName = new Map<string, { id: number; type: avro.Type }>();
   private readonly byWriterId = new Map<number, Promise<ReaderEntry>>();
   private readonly writerNames = new Map<number, Promise<string>>();
+  private readonly scratch = new FrameWriter();
 
   private constructor(private readonly options: AvroCodecOptions) {}
 
@@ -106,7 +107,7 @@ export class AvroCodec {
     const entry = this.byName.get(fullName);
     if (!entry) throw new UnencodableRecordError(`no schema named ${fullName}`);
     try {
-      return frame(entry.id, entry.type.toBuffer(value));
+      return this.scratch.encode(entry.id, entry.type, value);
     } catch (err) {
       throw new UnencodableRecordError(
         `${fullName}: ${describeInvalid(entry.type, value) ?? errorMessage(err)}`,

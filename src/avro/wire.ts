@@ -1,3 +1,4 @@
+import type { Type } from 'avsc';
 import { UndecodableRecordError } from '../core/errors';
 
 /** Confluent wire format: magic byte 0, 4-byte big-endian schema id, then the Avro binary body. */
@@ -10,6 +11,29 @@ export function frame(schemaId: number, body: Buffer): Buffer {
   out.writeInt32BE(schemaId, 1);
   body.copy(out, WIRE_HEADER_BYTES);
   return out;
+}
+
+/**
+ * `frame(schemaId, type.toBuffer(value))` with one copy instead of two: the body is written
+ * after the header in a scratch buffer kept between calls (grown when a record does not fit),
+ * and the framed record copied out of it.
+ */
+export class FrameWriter {
+  private buffer = Buffer.allocUnsafe(16 * 1024);
+
+  encode(schemaId: number, type: Type, value: unknown): Buffer {
+    let end = type.encode(value, this.buffer, WIRE_HEADER_BYTES);
+    if (end < 0) {
+      // Too small by -end bytes: grow, and write again.
+      this.buffer = Buffer.allocUnsafe(2 * (this.buffer.length - end));
+      end = type.encode(value, this.buffer, WIRE_HEADER_BYTES);
+    }
+    this.buffer.writeUInt8(MAGIC_BYTE, 0);
+    this.buffer.writeInt32BE(schemaId, 1);
+    const out = Buffer.allocUnsafe(end);
+    this.buffer.copy(out, 0, 0, end);
+    return out;
+  }
 }
 
 export function unframe(bytes: Buffer): { schemaId: number; body: Buffer } {

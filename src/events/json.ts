@@ -40,27 +40,39 @@ export function numbersAreExact(text: string): boolean {
   for (let i = 0; i < length; i++) {
     const c = text.charCodeAt(i);
     if (c === 0x22) {
-      // Skip a string, honouring escapes.
-      for (i++; i < length; i++) {
-        const s = text.charCodeAt(i);
-        if (s === 0x5c) i++;
-        else if (s === 0x22) break;
-      }
+      // Skip a string: to the next quote that no backslash escapes (indexOf is native).
+      let end = text.indexOf('"', i + 1);
+      while (end !== -1 && escaped(text, end)) end = text.indexOf('"', end + 1);
+      if (end === -1) return true; // unterminated: invalid JSON, left to the parsers
+      i = end;
     } else if (c === 0x2d || (c >= 0x30 && c <= 0x39)) {
       let end = i + 1;
+      let digitsOnly = c !== 0x2d && c !== 0x30;
       while (end < length) {
         const n = text.charCodeAt(end);
-        // digits, '.', 'e', 'E', '+', '-'
-        if ((n >= 0x30 && n <= 0x39) || n === 0x2e || n === 0x65 || n === 0x45 || n === 0x2b || n === 0x2d)
+        if (n >= 0x30 && n <= 0x39) end++;
+        // '.', 'e', 'E', '+', '-'
+        else if (n === 0x2e || n === 0x65 || n === 0x45 || n === 0x2b || n === 0x2d) {
+          digitsOnly = false;
           end++;
-        else break;
+        } else break;
       }
-      const token = text.slice(i, end);
-      if (String(Number(token)) !== token) return false;
+      // An integer of at most 15 digits without a leading zero prints back as it is.
+      if (!(digitsOnly && end - i <= 15)) {
+        const token = text.slice(i, end);
+        if (String(Number(token)) !== token) return false;
+      }
       i = end - 1;
     }
   }
   return true;
+}
+
+/** True when the character at `at` follows an odd number of backslashes. */
+function escaped(text: string, at: number): boolean {
+  let backslashes = 0;
+  for (let j = at - 1; j >= 0 && text.charCodeAt(j) === 0x5c; j--) backslashes++;
+  return backslashes % 2 === 1;
 }
 
 /**
@@ -113,4 +125,44 @@ export function isJsonObject(value: unknown): value is JsonObject {
 /** UTF-8 byte length of a JSON value once serialised. */
 export function jsonByteLength(value: unknown): number {
   return Buffer.byteLength(stringifyJson(value), 'utf8');
+}
+
+/**
+ * `jsonByteLength(object)`, computed field by field so that nothing is serialised only to be
+ * measured: strings, numbers, booleans and null are measured without serialising them, and the
+ * JSON text of each object or array field is put in `texts` under its key, for a caller that
+ * needs it anyway (the Avro encoding of free-form fields) not to serialise it again.
+ */
+export function objectByteLength(object: object, texts?: Record<string, string>): number {
+  let bytes = 1; // {
+  let fields = 0;
+  for (const key of Object.keys(object)) {
+    const value = (object as Record<string, unknown>)[key];
+    let valueBytes: number;
+    if (typeof value === 'string') valueBytes = stringByteLength(value);
+    else if (typeof value === 'number') valueBytes = Number.isFinite(value) ? String(value).length : 4;
+    else if (typeof value === 'boolean') valueBytes = value ? 4 : 5;
+    else if (value === null) valueBytes = 4;
+    else if (value === undefined)
+      continue; // left out, as JSON.stringify does
+    else {
+      const json = stringifyJson(value) as string | undefined;
+      if (json === undefined) continue; // functions, symbols: left out too
+      if (texts) texts[key] = json;
+      valueBytes = Buffer.byteLength(json, 'utf8');
+    }
+    bytes += (fields > 0 ? 1 : 0) + stringByteLength(key) + 1 + valueBytes; // [,]"key":value
+    fields++;
+  }
+  return bytes + 1; // }
+}
+
+/** UTF-8 byte length of a string once serialised as JSON (quotes and escapes included). */
+function stringByteLength(value: string): number {
+  for (let i = 0; i < value.length; i++) {
+    const c = value.charCodeAt(i);
+    // Beyond printable ASCII, or a character JSON escapes: let the serialiser say.
+    if (c < 0x20 || c > 0x7e || c === 0x22 || c === 0x5c) return Buffer.byteLength(JSON.stringify(value));
+  }
+  return value.length + 2;
 }

@@ -1,7 +1,7 @@
-import { isJsonObject, isLosslessNumber, jsonByteLength, type JsonObject, type JsonValue } from './json';
+import { isJsonObject, isLosslessNumber, objectByteLength, type JsonObject, type JsonValue } from './json';
 import { TRACKING_TYPES, type TrackingEvent, type TrackingType } from './types';
 import type { Rejection, RejectionCode } from './rejection';
-import { correctedTimestampMs, parseClientTimestamp } from './timestamps';
+import { correctedTimestampMs, isoTimestamp, parseClientTimestamp } from './timestamps';
 
 /** Per-event limit, as Segment's: 32 KB of JSON. */
 export const MAX_EVENT_BYTES = 32 * 1024;
@@ -25,7 +25,15 @@ export interface NormalizeOptions {
   newMessageId: () => string;
 }
 
-export type NormalizeResult = { ok: true; event: TrackingEvent } | { ok: false; rejection: Rejection };
+/**
+ * What normalising computed anyway that the event's Avro record holds (records/event.ts): its
+ * timestamps as epoch ms and its free-form objects as JSON text, by field name. `EventCodec.encode`
+ * takes them instead of computing them again; they describe the event they came with, and only it.
+ */
+export type PrecomputedFields = Partial<Record<string, number | string>>;
+
+export type NormalizeResult =
+  { ok: true; event: TrackingEvent; precomputed: PrecomputedFields } | { ok: false; rejection: Rejection };
 
 class Reject extends Error {
   constructor(
@@ -42,18 +50,25 @@ class Reject extends Error {
  */
 export function normalizeEvent(raw: JsonValue, options: NormalizeOptions): NormalizeResult {
   try {
-    return { ok: true, event: normalizeOrThrow(raw, options) };
+    const precomputed: PrecomputedFields = {};
+    return { ok: true, event: normalizeOrThrow(raw, options, precomputed), precomputed };
   } catch (err) {
     if (err instanceof Reject) return { ok: false, rejection: { code: err.code, reason: err.message } };
     throw err;
   }
 }
 
-function normalizeOrThrow(raw: JsonValue, options: NormalizeOptions): TrackingEvent {
+function normalizeOrThrow(
+  raw: JsonValue,
+  options: NormalizeOptions,
+  precomputed: PrecomputedFields,
+): TrackingEvent {
   if (!isJsonObject(raw)) throw new Reject('not_an_object', 'event must be a JSON object');
   const type = options.pathType ?? readType(raw.type);
 
-  const bytes = jsonByteLength(raw);
+  // Measured field by field: the free-form objects' JSON text is kept for the Avro record.
+  const texts: Record<string, string> = {};
+  const bytes = objectByteLength(raw, texts);
   if (bytes > MAX_EVENT_BYTES) {
     throw new Reject('event_too_large', `event is ${bytes} bytes; the limit is ${MAX_EVENT_BYTES} bytes`);
   }
@@ -64,60 +79,83 @@ function normalizeOrThrow(raw: JsonValue, options: NormalizeOptions): TrackingEv
     throw new Reject('missing_identity', 'event needs a userId or an anonymousId');
   }
 
-  const originalTimestampMs =
-    optionalTimestamp(raw, 'timestamp') ?? optionalTimestamp(raw, 'originalTimestamp');
-  const sentAtMs = optionalTimestamp(raw, 'sentAt') ?? timestampValue('sentAt', options.defaults.sentAt);
+  const original = optionalTimestamp(raw, 'timestamp') ?? optionalTimestamp(raw, 'originalTimestamp');
+  const sentAt = optionalTimestamp(raw, 'sentAt') ?? timestampValue('sentAt', options.defaults.sentAt);
   const timestampMs = correctedTimestampMs({
     receivedAtMs: options.receivedAtMs,
-    sentAtMs,
-    originalTimestampMs,
+    sentAtMs: sentAt?.ms,
+    originalTimestampMs: original?.ms,
   });
+  const receivedAt = isoTimestamp(options.receivedAtMs);
 
-  const context = merge(options.defaults.context, optionalObject(raw, 'context'));
-  const integrations = merge(options.defaults.integrations, optionalObject(raw, 'integrations'));
+  const ownContext = optionalObject(raw, 'context');
+  const ownIntegrations = optionalObject(raw, 'integrations');
+  const context = merge(options.defaults.context, ownContext);
+  const integrations = merge(options.defaults.integrations, ownIntegrations);
 
-  const common = {
+  precomputed.timestamp = timestampMs;
+  precomputed.receivedAt = options.receivedAtMs;
+  if (original) precomputed.originalTimestamp = original.ms;
+  if (sentAt) precomputed.sentAt = sentAt.ms;
+  // A merged object is new: its text is not the client's.
+  if (context && context === ownContext) precomputed.context = texts.context;
+  if (integrations && integrations === ownIntegrations) precomputed.integrations = texts.integrations;
+  if (texts.properties !== undefined) precomputed.properties = texts.properties;
+  if (texts.traits !== undefined) precomputed.traits = texts.traits;
+
+  // Built field by field, in the order the spread version had (no temporary objects per event).
+  const event: Record<string, unknown> = {
     messageId: optionalId(raw, 'messageId') ?? options.newMessageId(),
-    ...(userId !== undefined && { userId }),
-    ...(anonymousId !== undefined && { anonymousId }),
-    timestamp: iso(timestampMs),
-    ...(originalTimestampMs !== undefined && { originalTimestamp: iso(originalTimestampMs) }),
-    ...(sentAtMs !== undefined && { sentAt: iso(sentAtMs) }),
-    receivedAt: iso(options.receivedAtMs),
-    sourceId: options.sourceId,
-    ...(context && { context }),
-    ...(integrations && { integrations }),
   };
+  if (userId !== undefined) event.userId = userId;
+  if (anonymousId !== undefined) event.anonymousId = anonymousId;
+  event.timestamp =
+    timestampMs === options.receivedAtMs
+      ? receivedAt
+      : timestampMs === original?.ms
+        ? original.iso
+        : isoTimestamp(timestampMs);
+  if (original !== undefined) event.originalTimestamp = original.iso;
+  if (sentAt !== undefined) event.sentAt = sentAt.iso;
+  event.receivedAt = receivedAt;
+  event.sourceId = options.sourceId;
+  if (context) event.context = context;
+  if (integrations) event.integrations = integrations;
+  event.type = type;
 
   switch (type) {
     case 'identify':
-      return { ...common, type, ...objectField(raw, 'traits') };
+      setIfDefined(event, 'traits', optionalObject(raw, 'traits'));
+      break;
     case 'track': {
-      const event = optionalString(raw, 'event');
-      if (event === undefined) throw new Reject('missing_event', 'track needs an event name in "event"');
-      return { ...common, type, event, ...objectField(raw, 'properties') };
+      const name = optionalString(raw, 'event');
+      if (name === undefined) throw new Reject('missing_event', 'track needs an event name in "event"');
+      event.event = name;
+      setIfDefined(event, 'properties', optionalObject(raw, 'properties'));
+      break;
     }
     case 'page':
     case 'screen':
-      return {
-        ...common,
-        type,
-        ...stringField(raw, 'name'),
-        ...stringField(raw, 'category'),
-        ...objectField(raw, 'properties'),
-      };
+      setIfDefined(event, 'name', optionalString(raw, 'name'));
+      setIfDefined(event, 'category', optionalString(raw, 'category'));
+      setIfDefined(event, 'properties', optionalObject(raw, 'properties'));
+      break;
     case 'group': {
       const groupId = optionalId(raw, 'groupId');
       if (groupId === undefined) throw new Reject('missing_group_id', 'group needs a "groupId"');
-      return { ...common, type, groupId, ...objectField(raw, 'traits') };
+      event.groupId = groupId;
+      setIfDefined(event, 'traits', optionalObject(raw, 'traits'));
+      break;
     }
     case 'alias': {
       const previousId = optionalId(raw, 'previousId');
       if (previousId === undefined) throw new Reject('missing_previous_id', 'alias needs a "previousId"');
       if (userId === undefined) throw new Reject('missing_user_id', 'alias needs a "userId"');
-      return { ...common, type, userId, previousId };
+      event.previousId = previousId;
+      break;
     }
   }
+  return event as unknown as TrackingEvent;
 }
 
 function readType(value: JsonValue | undefined): TrackingType {
@@ -149,11 +187,17 @@ function optionalObject(raw: JsonObject, key: string): JsonObject | undefined {
   throw new Reject('invalid_field', `"${key}" must be an object`);
 }
 
-function optionalTimestamp(raw: JsonObject, key: string): number | undefined {
+/** A client's timestamp: epoch ms, and as Hookline writes it (ISO 8601 UTC with milliseconds). */
+interface ClientTime {
+  ms: number;
+  iso: string;
+}
+
+function optionalTimestamp(raw: JsonObject, key: string): ClientTime | undefined {
   return timestampValue(key, raw[key]);
 }
 
-function timestampValue(key: string, value: JsonValue | undefined): number | undefined {
+function timestampValue(key: string, value: JsonValue | undefined): ClientTime | undefined {
   if (value === undefined || value === null || value === '') return undefined;
   const ms = typeof value === 'string' ? parseClientTimestamp(value) : undefined;
   if (ms === undefined) {
@@ -162,17 +206,11 @@ function timestampValue(key: string, value: JsonValue | undefined): number | und
       `"${key}" is not an ISO 8601 timestamp: ${JSON.stringify(String(value)).slice(0, 80)}`,
     );
   }
-  return ms;
+  return { ms, iso: isoTimestamp(ms, value as string) };
 }
 
-function stringField<K extends string>(raw: JsonObject, key: K): Partial<Record<K, string>> {
-  const value = optionalString(raw, key);
-  return value === undefined ? {} : ({ [key]: value } as Record<K, string>);
-}
-
-function objectField<K extends string>(raw: JsonObject, key: K): Partial<Record<K, JsonObject>> {
-  const value = optionalObject(raw, key);
-  return value === undefined ? {} : ({ [key]: value } as Record<K, JsonObject>);
+function setIfDefined(event: Record<string, unknown>, key: string, value: unknown): void {
+  if (value !== undefined) event[key] = value;
 }
 
 /** Shallow merge: the event's own keys win over the batch's. */
@@ -180,8 +218,4 @@ function merge(batch: JsonObject | undefined, own: JsonObject | undefined): Json
   if (!batch) return own;
   if (!own) return batch;
   return { ...batch, ...own };
-}
-
-function iso(ms: number): string {
-  return new Date(ms).toISOString();
 }

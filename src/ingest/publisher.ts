@@ -1,5 +1,6 @@
 import type { AvroCodec } from '../avro/codec';
 import type { EventCodec } from '../records/event';
+import type { PrecomputedFields } from '../events/normalize';
 import { eventKey, type HooklineEvent } from '../events/types';
 import type { BatchingProducer, OutgoingMessage } from '../kafka/batching-producer';
 import { encodeRejectedEvent, type RejectedEvent } from '../records/rejected-event';
@@ -19,13 +20,20 @@ export interface EventPublisherOptions {
 export class EventPublisher {
   constructor(private readonly options: EventPublisherOptions) {}
 
-  /** Encodes first, so an unencodable event fails the call before anything is written. */
-  async publish(accepted: HooklineEvent[], rejected: RejectedEvent[]): Promise<void> {
+  /**
+   * Encodes first, so an unencodable event fails the call before anything is written.
+   * `precomputed[i]`, when given, is what normalizeEvent computed for `accepted[i]`.
+   */
+  async publish(
+    accepted: HooklineEvent[],
+    rejected: RejectedEvent[],
+    precomputed?: readonly PrecomputedFields[],
+  ): Promise<void> {
     const { events, avro, eventsTopic, ingestDlqTopic } = this.options;
-    const messages: OutgoingMessage[] = accepted.map((event) => ({
+    const messages: OutgoingMessage[] = accepted.map((event, i) => ({
       topic: eventsTopic,
       key: eventKey(event),
-      value: events.encode(event),
+      value: events.encode(event, precomputed?.[i]),
     }));
     for (const r of rejected) {
       messages.push({

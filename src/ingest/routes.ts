@@ -11,7 +11,7 @@ import type { Logger } from '../observability/logger';
 import type { IngestAdmission } from './admission';
 import { authenticateSource, writeKeyFrom } from './auth';
 import type { IngestMetrics } from './metrics';
-import { normalizeEvent, type BatchDefaults } from '../events/normalize';
+import { normalizeEvent, type BatchDefaults, type PrecomputedFields } from '../events/normalize';
 import type { RejectedEvent } from '../records/rejected-event';
 import type { EventPublisher } from './publisher';
 import { readTrackingBody } from './request';
@@ -124,18 +124,16 @@ async function accept(
 
   const newMessageId = options.newMessageId ?? randomUUID;
   const accepted: TrackingEvent[] = [];
+  const precomputed: PrecomputedFields[] = [];
   const rejected: RejectedEvent[] = [];
-  items.forEach((raw, index) => {
-    const result = normalizeEvent(raw, {
-      sourceId: source.id,
-      receivedAtMs,
-      pathType,
-      defaults,
-      newMessageId,
-    });
+  const normalizeOptions = { sourceId: source.id, receivedAtMs, pathType, defaults, newMessageId };
+  for (let index = 0; index < items.length; index++) {
+    const raw = items[index]!;
+    const result = normalizeEvent(raw, normalizeOptions);
     if (result.ok) {
       accepted.push(result.event);
-      return;
+      precomputed.push(result.precomputed);
+      continue;
     }
     const messageId = isJsonObject(raw) && typeof raw.messageId === 'string' ? raw.messageId : undefined;
     rejected.push({
@@ -147,12 +145,11 @@ async function accept(
       rejection: result.rejection,
       payload: raw,
     });
-  });
+  }
 
-  await publisher.publish(accepted, rejected);
+  await publisher.publish(accepted, rejected, precomputed);
 
-  for (const e of accepted) metrics.events.inc({ type: e.type, outcome: 'accepted' });
-  for (const r of rejected) metrics.events.inc({ type: typeOf(r.payload, pathType), outcome: 'rejected' });
+  countEvents(metrics, accepted, rejected, pathType);
   if (rejected.length > 0) {
     options.logger.info(
       {
@@ -183,6 +180,23 @@ function objectOrUndefined(value: JsonValue | undefined, key: string): JsonObjec
   if (value === undefined || value === null) return undefined;
   if (isJsonObject(value)) return value;
   throw new HttpError(400, 'invalid_batch', `batch-level "${key}" must be an object`);
+}
+
+/** One counter increment per type and outcome present in the request, not one per event. */
+function countEvents(
+  metrics: IngestMetrics,
+  accepted: TrackingEvent[],
+  rejected: RejectedEvent[],
+  pathType: TrackingType | undefined,
+): void {
+  const counts = new Map<string, number>();
+  const add = (key: string) => counts.set(key, (counts.get(key) ?? 0) + 1);
+  for (const e of accepted) add(`${e.type} accepted`);
+  for (const r of rejected) add(`${typeOf(r.payload, pathType)} rejected`);
+  for (const [key, n] of counts) {
+    const [type, outcome] = key.split(' ') as [string, string];
+    metrics.events.inc({ type, outcome }, n);
+  }
 }
 
 /** A bounded label value for metrics. */

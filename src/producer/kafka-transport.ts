@@ -82,9 +82,12 @@ export async function connectKafkaTransport(
       itemOverheadBytes: 0,
       prepare(raw) {
         source.assertAccepting();
-        const event = normalizeCall(raw, { sourceId: source.sourceId, receivedAtMs: clock.now() });
+        const { event, precomputed } = normalizeCall(raw, {
+          sourceId: source.sourceId,
+          receivedAtMs: clock.now(),
+        });
         const key = eventKey(event);
-        const value = events.encode(event);
+        const value = events.encode(event, precomputed);
         return {
           payload: { topic: topics.events, key, value },
           bytes: Buffer.byteLength(key) + value.length,

@@ -1,6 +1,6 @@
 import type { JsonObject } from '../events/json';
 import type { TrackingEvent, TrackingType } from '../events/types';
-import { normalizeEvent } from '../events/normalize';
+import { normalizeEvent, type PrecomputedFields } from '../events/normalize';
 import { InvalidMessageError } from './errors';
 
 /**
@@ -60,6 +60,10 @@ const TYPE_KEYS: Record<TrackingType, readonly string[]> = {
   group: ['groupId', 'traits'],
   alias: ['previousId'],
 };
+/** Every key a call of each type keeps: the common ones, then its own. */
+const KEYS = Object.fromEntries(
+  Object.entries(TYPE_KEYS).map(([type, own]) => [type, [...COMMON_KEYS, ...own]]),
+) as unknown as Record<TrackingType, readonly string[]>;
 
 /**
  * The call as a tracking-API batch item: its known fields only, a Date timestamp as ISO 8601,
@@ -72,7 +76,7 @@ export function rawMessage(type: TrackingType, message: unknown, newMessageId: (
   }
   const fields = message as Record<string, unknown>;
   const raw: Record<string, unknown> = { type, messageId: messageIdOf(fields.messageId) ?? newMessageId() };
-  for (const key of [...COMMON_KEYS, ...TYPE_KEYS[type]]) {
+  for (const key of KEYS[type]) {
     const value = fields[key];
     if (value !== undefined) raw[key] = value;
   }
@@ -101,7 +105,7 @@ function isoTimestamp(date: Date): string {
 export function normalizeCall(
   raw: RawMessage,
   options: { sourceId: string; receivedAtMs: number },
-): TrackingEvent {
+): { event: TrackingEvent; precomputed: PrecomputedFields } {
   const result = normalizeEvent(raw, {
     sourceId: options.sourceId,
     receivedAtMs: options.receivedAtMs,
@@ -110,5 +114,5 @@ export function normalizeCall(
     newMessageId: () => raw.messageId,
   });
   if (!result.ok) throw InvalidMessageError.from(result.rejection);
-  return result.event;
+  return { event: result.event, precomputed: result.precomputed };
 }

@@ -1,6 +1,7 @@
 import type { AvroCodec } from '../avro/codec';
 import { UndecodableRecordError } from '../core/errors';
 import { isJsonObject, parseJson, stringifyJson, type JsonObject } from '../events/json';
+import type { PrecomputedFields } from '../events/normalize';
 import type { EventType, HooklineEvent } from '../events/types';
 
 /**
@@ -30,12 +31,18 @@ export function eventRecordName(type: EventType): string {
   return RECORD_NAMES[type];
 }
 
-/** Domain event → Avro record value. */
-export function toAvroRecord(event: HooklineEvent): Record<string, unknown> {
+/**
+ * Domain event → Avro record value. `precomputed` (from normalizeEvent, for this very event)
+ * saves parsing its timestamps and serialising its free-form objects again.
+ */
+export function toAvroRecord(event: HooklineEvent, precomputed?: PrecomputedFields): Record<string, unknown> {
   const record: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(event)) {
+  for (const key in event) {
+    const value = (event as unknown as Record<string, unknown>)[key];
     if (value === undefined) continue;
-    if (TIMESTAMP_FIELDS.has(key)) record[key] = Date.parse(value as string);
+    const known = precomputed?.[key];
+    if (known !== undefined) record[key] = known;
+    else if (TIMESTAMP_FIELDS.has(key)) record[key] = Date.parse(value as string);
     else if (JSON_FIELDS.has(key)) record[key] = stringifyJson(value);
     else record[key] = value;
   }
@@ -72,8 +79,9 @@ function parseJsonField(recordName: string, key: string, text: string): JsonObje
 export class EventCodec {
   constructor(private readonly avro: AvroCodec) {}
 
-  encode(event: HooklineEvent): Buffer {
-    return this.avro.encode(RECORD_NAMES[event.type], toAvroRecord(event));
+  /** `precomputed`: what normalizeEvent computed for this very event, if it came from there. */
+  encode(event: HooklineEvent, precomputed?: PrecomputedFields): Buffer {
+    return this.avro.encode(RECORD_NAMES[event.type], toAvroRecord(event, precomputed));
   }
 
   async decode(bytes: Buffer): Promise<HooklineEvent> {

@@ -133,6 +133,24 @@ describe('producer library', () => {
     expect(analytics.queued).toBe(0);
   });
 
+  it('with flushAt 1 sends each call on its own, even calls made while a send is in flight', async () => {
+    const source = await createSource();
+    const { logger, lines } = capturedLogger();
+    const analytics = await connect(source.writeKey, { flushAt: 1, logger });
+    // Synchronous calls: the first goes at once, the other four queue while it is in flight.
+    const ids = Array.from({ length: 5 }, (_, i) =>
+      analytics.track({ userId: 'u1', event: 'one', properties: { i } }),
+    );
+    await analytics.flush();
+    // One batch of one call per send; the library has one send in flight, so each is one produce request.
+    expect(lines.filter((l) => l.msg === 'batch acknowledged').map((b) => b.messages)).toEqual([
+      1, 1, 1, 1, 1,
+    ]);
+    const events = await waitForEvents(ids);
+    expect(events.map((e) => e.event.messageId)).toEqual(ids);
+    await analytics.close();
+  });
+
   it('splits what is queued into batches of at most 500 KB', async () => {
     const source = await createSource();
     const { logger, lines } = capturedLogger();

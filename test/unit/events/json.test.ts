@@ -1,5 +1,13 @@
 import { stringify } from 'lossless-json';
-import { isLosslessNumber, numbersAreExact, parseJson, stringifyJson } from '../../../src/events/json';
+import {
+  LosslessNumber,
+  isLosslessNumber,
+  jsonByteLength,
+  numbersAreExact,
+  objectByteLength,
+  parseJson,
+  stringifyJson,
+} from '../../../src/events/json';
 
 describe('lossless JSON', () => {
   it.each([
@@ -61,11 +69,52 @@ describe('lossless JSON', () => {
     ['{"a":-0}', false],
     ['{"a":1E5}', false],
     ['[0.1,0.10]', false],
+    ['{"a":"ends in a backslash \\\\","n":1.0}', false], // the quote after \\ ends the string
+    ['{"a":"an escaped quote \\" 1.0","n":1}', true],
+    ['{"a":999999999999999,"b":1000000000000000}', true], // 15 digits, then 16 checked the long way
+    ['{"a":9007199254740993}', false], // 16 digits, beyond 2^53
+    ['{"a":007}', false], // a leading zero (invalid JSON) is not taken for exact
   ])('numbersAreExact(%s) is %s', (text, exact) => {
     expect(numbersAreExact(text)).toBe(exact);
   });
 
   it('throws on invalid JSON', () => {
     expect(() => parseJson('{"a":')).toThrow(SyntaxError);
+  });
+});
+
+describe('objectByteLength', () => {
+  const cases: [string, object][] = [
+    ['an empty object', {}],
+    ['plain fields', { type: 'track', n: 42, f: -1.5, t: true, f2: false, z: null, big: 1e21 }],
+    ['non-finite numbers (printed null)', { a: NaN, b: Infinity, c: -0 }],
+    ['escapes and non-ASCII', { 'k"ey': 'quote " back \\ \n \u0000', é: 'é漢字😀', lone: '\ud800' }],
+    ['nested objects and arrays', { properties: { a: [1, { b: 'c' }], d: {} }, list: [] }],
+    [
+      'lossless numbers',
+      { id: new LosslessNumber('12345678901234567890'), p: { x: new LosslessNumber('1.0') } },
+    ],
+    ['bigint and Date (from the producer library)', { n: 2n ** 70n, p: { at: new Date(0), m: 3n } }],
+    [
+      'undefined, functions and symbols, left out',
+      { a: undefined, b: () => 1, c: Symbol('s'), d: 'kept', e: { f: undefined } },
+    ],
+  ];
+  it.each(cases)('%s: as jsonByteLength says', (_name, object) => {
+    expect(objectByteLength(object)).toBe(jsonByteLength(object));
+  });
+
+  it('hands over the JSON text of object and array fields, as stringifyJson prints them', () => {
+    const object = { s: 'x', properties: { a: [1, new LosslessNumber('1.0')] }, list: [1, 2] };
+    const texts: Record<string, string> = {};
+    objectByteLength(object, texts);
+    expect(texts).toEqual({ properties: stringifyJson(object.properties), list: '[1,2]' });
+  });
+
+  it('agrees with jsonByteLength on parsed events', () => {
+    const text =
+      '{"type":"track","userId":12345678901234567890,"event":"Ünïcode","properties":{"a":1.0,"b":[true,null]},"context":{"ip":"203.0.113.7"}}';
+    const value = parseJson(text) as object;
+    expect(objectByteLength(value)).toBe(jsonByteLength(value));
   });
 });

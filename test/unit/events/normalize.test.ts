@@ -30,6 +30,12 @@ describe('normalizeEvent', () => {
         receivedAt: '2024-03-01T10:00:00.000Z',
         sourceId: 'src_1',
       },
+      // What the Avro record holds, computed on the way: not computed again when encoding.
+      precomputed: {
+        timestamp: Date.parse('2024-03-01T10:00:00.000Z'),
+        receivedAt: Date.parse('2024-03-01T10:00:00.000Z'),
+        properties: '{"plan":"pro"}',
+      },
     });
   });
 

@@ -1,4 +1,4 @@
-import { correctedTimestampMs, parseClientTimestamp } from '../../../src/events/timestamps';
+import { correctedTimestampMs, isoTimestamp, parseClientTimestamp } from '../../../src/events/timestamps';
 
 const iso = (ms: number | undefined) => (ms === undefined ? undefined : new Date(ms).toISOString());
 
@@ -12,6 +12,8 @@ describe('parseClientTimestamp', () => {
     ['2009-11-10T23:00:00+05:30', '2009-11-10T17:30:00.000Z'],
     ['2009-11-10T01:00:00+02', '2009-11-09T23:00:00.000Z'],
     ['2024-02-29T12:00:00Z', '2024-02-29T12:00:00.000Z'],
+    ['2024-02-29T12:00:00.999Z', '2024-02-29T12:00:00.999Z'], // toISOString's form: read without the regex
+    ['9999-12-31T23:59:59.999Z', '9999-12-31T23:59:59.999Z'],
   ])('%s → %s', (text, expected) => expect(iso(parseClientTimestamp(text))).toBe(expected));
 
   it.each([
@@ -23,6 +25,16 @@ describe('parseClientTimestamp', () => {
     ['2009-11-10T24:00:00Z'],
     ['1257894000'],
     [''],
+    ['2023-02-30T00:00:00.000Z'], // the same in toISOString's form
+    ['2009-13-10T23:00:00.000Z'],
+    ['2009-11-10T24:00:00.000Z'],
+    ['2009-11-10T23:60:00.000Z'],
+    ['2009-11-10T23:00:60.000Z'],
+    ['2009-00-10T23:00:00.000Z'],
+    ['2009-11-00T23:00:00.000Z'],
+    ['2009-1a-10T23:00:00.000Z'],
+    ['2009_11-10T23:00:00.000Z'],
+    ['2009-11-10T23-00:00.000Z'],
   ])('refuses %j', (text) => expect(parseClientTimestamp(text)).toBeUndefined());
 });
 
@@ -46,5 +58,28 @@ describe('correctedTimestampMs', () => {
     expect(correctedTimestampMs({ receivedAtMs, sentAtMs: 7, originalTimestampMs: undefined })).toBe(
       receivedAtMs,
     );
+  });
+});
+
+describe('isoTimestamp', () => {
+  it.each([
+    ['2009-11-10T23:00:00.123Z'], // already canonical: returned as it is
+    ['2009-11-10T23:00:00+0000'],
+    ['2009-11-10T23:00:00Z'],
+    ['2009-11-10t23:00:00.123z'],
+    ['2009-11-10 23:00:00.123Z'],
+    ['2009-11-10T23:00:00.1234Z'],
+    ['2009-11-10T23:00:00.123+01:00'],
+    ['0999-11-10T23:00:00.123Z'],
+    ['0050-01-01T00:00:00.000Z'],
+  ])('of %s is what toISOString prints for it', (text) => {
+    const ms = parseClientTimestamp(text)!;
+    expect(isoTimestamp(ms, text)).toBe(new Date(ms).toISOString());
+    expect(isoTimestamp(ms)).toBe(new Date(ms).toISOString());
+  });
+
+  it('remembers the last value without mixing values up', () => {
+    for (const ms of [0, 0, 1, 1_700_000_000_000, 1, -1])
+      expect(isoTimestamp(ms)).toBe(new Date(ms).toISOString());
   });
 });

@@ -25,7 +25,7 @@ function setup(options: CommonOptions = {}) {
     batchOverheadBytes: 0,
     itemOverheadBytes: 0,
     prepare(raw) {
-      const event = normalizeCall(raw, { sourceId: 'src_test', receivedAtMs: time.now() });
+      const { event } = normalizeCall(raw, { sourceId: 'src_test', receivedAtMs: time.now() });
       const text = stringifyJson(event);
       return { payload: text, bytes: Buffer.byteLength(text), messageId: event.messageId };
     },
