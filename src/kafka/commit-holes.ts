@@ -20,13 +20,15 @@ export interface CommitPoint {
 }
 
 const PREFIX = 'h1:';
-/** Kafka keeps at most `offset.metadata.max.bytes` (4,096 by default) of metadata per partition. */
-export const MAX_METADATA_CHARS = 3_500;
 /**
- * At most this many holes per partition: 400 distances of up to 7 base-36 digits fit the limit.
- * Past it the commit point stays at the first hole that does not fit (as without holes).
+ * Kafka keeps at most `offset.metadata.max.bytes` (4,096 by default) of metadata per partition.
+ * Holes are listed up to this length (about 1,700 of them when they are close together, as the
+ * records in flight of a busy partition are); the commit point stays at the first hole that does
+ * not fit (as without holes).
  */
-export const MAX_HOLES = 400;
+export const MAX_METADATA_CHARS = 3_500;
+/** The prefix and the first distance (at most 11 base-36 digits: a safe integer) with its comma. */
+const FIXED_CHARS = PREFIX.length + 12;
 
 export function encodeHoles(point: CommitPoint): string | null {
   if (point.holes.length === 0) return null;
@@ -56,22 +58,28 @@ export function decodeHoles(offset: number, metadata: string | null | undefined)
 
 /**
  * The commit point of a partition's window of fetched records (in offset order, each done or
- * not): one past the last done record such that at most `maxHoles` records before it are not
- * done; undefined when no record is done. Records before the window are all done.
+ * not): one past the last done record such that the records before it that are not done fit in
+ * `maxChars` of metadata; undefined when no record is done. Records before the window are all done.
  */
 export function commitPointOf(
   window: readonly { offset: number; done: boolean }[],
-  maxHoles = MAX_HOLES,
+  maxChars = MAX_METADATA_CHARS,
 ): CommitPoint | undefined {
   let offset: number | undefined;
   let holesBefore = 0;
   const holes: number[] = [];
+  let chars = FIXED_CHARS;
   for (const entry of window) {
     if (entry.done) {
       offset = entry.offset + 1;
       holesBefore = holes.length;
-    } else if (holes.length === maxHoles) break;
-    else holes.push(entry.offset);
+      continue;
+    }
+    const last = holes[holes.length - 1];
+    const more = last === undefined ? 0 : (entry.offset - last).toString(36).length + 1;
+    if (chars + more > maxChars) break;
+    chars += more;
+    holes.push(entry.offset);
   }
   return offset === undefined ? undefined : { offset, holes: holes.slice(0, holesBefore) };
 }

@@ -1,4 +1,4 @@
-import { commitPointOf, decodeHoles, encodeHoles } from '../../../src/kafka/commit-holes';
+import { commitPointOf, decodeHoles, encodeHoles, MAX_METADATA_CHARS } from '../../../src/kafka/commit-holes';
 
 describe('encodeHoles / decodeHoles', () => {
   it.each([
@@ -35,8 +35,17 @@ describe('commitPointOf', () => {
     expect(commitPointOf(w(spec))).toEqual(expected);
   });
 
-  it('stops at the first hole past the bound', () => {
-    expect(commitPointOf(w('1- 2+ 3- 4+ 5- 6+'), 2)).toEqual({ offset: 5, holes: [1, 3] });
-    expect(commitPointOf(w('1- 2- 3+'), 1)).toBeUndefined();
+  it('stops at the first hole whose distance no longer fits the metadata', () => {
+    // 15 fixed characters ('h1:' and room for the first distance), then 2 per close hole
+    expect(commitPointOf(w('1- 2+ 3- 4+ 5- 6+'), 17)).toEqual({ offset: 5, holes: [1, 3] });
+    expect(commitPointOf(w('1- 2+ 3- 4+ 5- 6+'), 19)).toEqual({ offset: 7, holes: [1, 3, 5] });
+    expect(commitPointOf(w('1- 2- 3+'), 15)).toBeUndefined();
+  });
+
+  it('keeps the encoding within the limit, however far apart the holes', () => {
+    const window = Array.from({ length: 3_000 }, (_, i) => ({ offset: i * 1_000_003, done: i % 2 === 1 }));
+    const point = commitPointOf(window)!;
+    expect(encodeHoles(point)!.length).toBeLessThanOrEqual(MAX_METADATA_CHARS);
+    expect(point.holes.length).toBeGreaterThan(400);
   });
 });
