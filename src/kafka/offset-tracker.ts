@@ -38,7 +38,9 @@ export class PartitionOffsets {
   static restored(point: CommitPoint): PartitionOffsets {
     const tracker = new PartitionOffsets();
     for (const hole of point.holes) tracker.push({ offset: hole, done: false, started: false });
-    tracker.push({ offset: point.offset - 1, done: true, started: true }); // stands for the rest
+    // Stands for the rest below the offset (unless that is a hole itself).
+    if (!tracker.byOffset.has(point.offset - 1))
+      tracker.push({ offset: point.offset - 1, done: true, started: true });
     tracker.lastTracked = point.offset - 1;
     tracker.committed = commitKey(tracker.pendingPoint());
     return tracker;

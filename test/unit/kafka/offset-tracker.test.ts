@@ -121,4 +121,15 @@ describe('PartitionOffsets.restored (a partition taken over with holes)', () => 
     expect(pending(p)).toBe('21');
     expect(p.inFlight).toBe(0);
   });
+
+  it('takes a hole right below the committed offset as one (no stand-in for the rest there)', () => {
+    const p = PartitionOffsets.restored({ offset: 10, holes: [4, 9] });
+    expect([3, 4, 8, 9, 10].map((o) => p.has(o))).toEqual([true, false, true, false, false]);
+    p.track(4);
+    p.track(9);
+    p.complete(9);
+    expect(pending(p)).toBe('10 h1:6');
+    p.complete(4);
+    expect(pending(p)).toBe('10');
+  });
 });
