@@ -167,6 +167,9 @@ export async function startApp(options: AppOptions): Promise<App> {
     });
     // What the stages that follow and write Hookline's topics share.
     const clients = { kafka, admin: connectedAdmin, avro, producer, topics, clientId: config.kafka.clientId };
+    // Consumers' handlers (router, worker) are retried when a write fails: theirs wait for Kafka's
+    // answer instead of timing out, so a broker outage does not make them write everything twice.
+    const handlerProducer = producer.untilAcknowledged();
     // Circuit states shared by every process (the admin read; workers start from them).
     const board = config.delivery.circuit && (await CircuitBoard.start({ ...clients, clock, logger }));
     if (board) lifecycle.onStop('circuit board', () => board.stop());
@@ -174,7 +177,7 @@ export async function startApp(options: AppOptions): Promise<App> {
       catalog: catalog.store,
       events,
       avro,
-      producer,
+      producer: handlerProducer,
       topics: { deliveries: topics.deliveries, dlq: topics.dlq },
       clock,
     };
@@ -231,6 +234,7 @@ export async function startApp(options: AppOptions): Promise<App> {
     const worker = config.roles.includes('worker')
       ? await startDeliveryWorker({
           ...clients,
+          producer: handlerProducer,
           catalog: catalog.store,
           secrets: keyring,
           disableWebhook: (destinationId, url, reason) =>

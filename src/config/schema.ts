@@ -131,7 +131,11 @@ export const envSchema = z.object({
   HOOKLINE_TOPIC_PARTITIONS: envInt({ min: 1, max: 10_000 }).default(6),
   /** -1 = the broker's default.replication.factor. */
   HOOKLINE_TOPIC_REPLICATION_FACTOR: envInt({ min: -1, max: 32 }).default(-1),
-  /** How long a Kafka write may take before the caller gets "unavailable". */
+  /**
+   * How long a Kafka write of the tracking or admin API may take before the caller gets
+   * "unavailable". The router's and the worker's writes wait for Kafka instead: their handlers
+   * would be run again and write twice.
+   */
   HOOKLINE_KAFKA_ACK_TIMEOUT: envDurationMs().default(10_000),
   /**
    * A consumer that stops heartbeating (crashed, SIGKILL) loses its partitions after this long; its

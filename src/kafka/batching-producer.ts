@@ -14,8 +14,11 @@ export interface OutgoingMessage {
 export interface BatchingProducerOptions {
   /** An idempotent kafkajs producer (acks=all); connected by the caller. */
   producer: Producer;
-  /** A caller waits at most this long for Kafka's acknowledgement. */
-  ackTimeoutMs: number;
+  /**
+   * A caller waits at most this long for Kafka's acknowledgement; undefined: until Kafka answers
+   * (see `untilAcknowledged`).
+   */
+  ackTimeoutMs: number | undefined;
   /** Upper bound of bytes (values) in one produce request made of several callers' messages. */
   maxBatchBytes?: number;
   logger: Logger;
@@ -36,12 +39,25 @@ interface Pending {
  * resolves only when Kafka acknowledged all of its messages (acks=all).
  */
 export class BatchingProducer {
-  private queue: Pending[] = [];
-  private inFlight = false;
   private readonly maxBatchBytes: number;
 
-  constructor(private readonly options: BatchingProducerOptions) {
+  constructor(
+    private readonly options: BatchingProducerOptions,
+    /** What every view of this producer shares: its queue, and whether a request is in flight. */
+    private readonly state: { queue: Pending[]; inFlight: boolean } = { queue: [], inFlight: false },
+  ) {
     this.maxBatchBytes = options.maxBatchBytes ?? 768 * 1024;
+  }
+
+  /**
+   * The same producer (one queue, one request at a time) for callers that retry what was not
+   * acknowledged, such as a consumer's handler: its sends wait for Kafka's answer however long the
+   * broker is away. With a timeout, a caller that gave up and sent again wrote its messages twice
+   * once the broker was back (the client retries without end, so the first copy lands too): the
+   * router then wrote every task twice and each was delivered twice.
+   */
+  untilAcknowledged(): BatchingProducer {
+    return new BatchingProducer({ ...this.options, ackTimeoutMs: undefined }, this.state);
   }
 
   send(messages: OutgoingMessage[]): Promise<void> {
@@ -49,13 +65,17 @@ export class BatchingProducer {
     return new Promise<void>((resolve, reject) => {
       const bytes = messages.reduce((n, m) => n + (m.value?.length ?? 0) + (m.key?.length ?? 0), 0);
       const pending: Pending = { messages, bytes, resolve, reject, abandoned: false };
-      const timer = setTimeout(() => {
-        // Not acknowledged in time: the caller answers "unavailable". If the messages were not
-        // handed to kafkajs yet they are dropped; if they were, they may still land (the client
-        // retries and receivers de-duplicate on messageId).
-        pending.abandoned = true;
-        reject(new KafkaUnavailableError(`Kafka did not acknowledge within ${this.options.ackTimeoutMs} ms`));
-      }, this.options.ackTimeoutMs);
+      const { ackTimeoutMs } = this.options;
+      const timer =
+        ackTimeoutMs === undefined
+          ? undefined
+          : setTimeout(() => {
+              // Not acknowledged in time: the caller answers "unavailable". If the messages were not
+              // handed to kafkajs yet they are dropped; if they were, they may still land (the client
+              // retries and receivers de-duplicate on messageId).
+              pending.abandoned = true;
+              reject(new KafkaUnavailableError(`Kafka did not acknowledge within ${ackTimeoutMs} ms`));
+            }, ackTimeoutMs);
       pending.resolve = () => {
         clearTimeout(timer);
         resolve();
@@ -64,28 +84,29 @@ export class BatchingProducer {
         clearTimeout(timer);
         reject(err);
       };
-      this.queue.push(pending);
+      this.state.queue.push(pending);
       this.pump();
     });
   }
 
   private pump(): void {
-    if (this.inFlight) return;
-    this.queue = this.queue.filter((p) => !p.abandoned);
-    if (this.queue.length === 0) return;
+    const { state } = this;
+    if (state.inFlight) return;
+    state.queue = state.queue.filter((p) => !p.abandoned);
+    if (state.queue.length === 0) return;
     const batch: Pending[] = [];
     let bytes = 0;
     while (
-      this.queue.length > 0 &&
-      (batch.length === 0 || bytes + this.queue[0]!.bytes <= this.maxBatchBytes)
+      state.queue.length > 0 &&
+      (batch.length === 0 || bytes + state.queue[0]!.bytes <= this.maxBatchBytes)
     ) {
-      const next = this.queue.shift()!;
+      const next = state.queue.shift()!;
       bytes += next.bytes;
       batch.push(next);
     }
-    this.inFlight = true;
+    state.inFlight = true;
     void this.sendBatch(batch).finally(() => {
-      this.inFlight = false;
+      state.inFlight = false;
       this.pump();
     });
   }

@@ -1,75 +1,23 @@
 import { PartitionAssigners } from 'kafkajs';
-import type { Admin, Consumer, EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs';
-import type { Registry } from 'prom-client';
+import type { Admin, Consumer, EachBatchPayload } from 'kafkajs';
 import { systemClock, type Clock } from '../core/clock';
 import { backoffDelayMs, sleep } from '../core/backoff';
 import { errorMessage } from '../core/errors';
-import type { Logger } from '../observability/logger';
 import { startLagMonitor } from './lag';
+import { committedPoint } from './committed';
 import { PartitionOffsets, pendingCommits } from './offset-tracker';
 import { groupTimings } from './group-timings';
 import { stickyAssigner } from './sticky-assigner';
+import type { ConcurrentConsumerOptions, ConsumedMessage } from './consumer-options';
 
-export interface ConsumedMessage {
-  topic: string;
-  partition: number;
-  message: KafkaMessage;
-}
-
-/**
- * Handles one message. Resolves when the message is done (processed, or durably handed on).
- * It should not reject for problems of the message itself (dead-letter those); a rejection means
- * "infrastructure trouble": the runner retries it with backoff and never commits past it.
- */
-export type MessageHandler = (message: ConsumedMessage) => Promise<void>;
-
-export interface ConcurrentConsumerOptions {
-  kafka: Kafka;
-  groupId: string;
-  topics: string[];
-  handler: MessageHandler;
-  /** Messages being handled at once, across partitions. Fetching pauses at this bound. */
-  maxInFlight: number;
-  /** Completed work is committed within this (50 ms; moves meanwhile share one request). */
-  commitDelayMs?: number;
-  /** How often commits are also tried (a failed one is retried then; plus once on stop). */
-  commitIntervalMs?: number;
-  /** How long stop() waits for in-flight messages before giving up on them (they are redelivered). */
-  drainTimeoutMs?: number;
-  /**
-   * Where a partition without a committed offset starts. Default true: every record on
-   * Hookline's own topics is work to do, including those written before this group ever
-   * committed on that partition (starting at the end would silently skip them).
-   */
-  fromBeginning?: boolean;
-  logger: Logger;
-  metrics: Registry;
-  /** When given, `hookline_consumer_lag` is measured from the broker on a timer (see lag.ts). */
-  admin?: Admin;
-  /**
-   * When set, a message is not handled before the time this returns (epoch ms): its partition is
-   * paused until then and resumed after, without blocking the group or other partitions. Records
-   * of one partition must be due in order (true of a delay topic: same delay, appended in time order).
-   */
-  notBefore?: (message: KafkaMessage) => number | undefined;
-  /**
-   * Handle messages with the same key (in one partition) one after another, in offset order;
-   * messages with different keys still run concurrently.
-   */
-  keyOrdered?: boolean;
-  clock?: Clock;
-  /**
-   * A member that stops heartbeating (crashed, SIGKILL) loses its partitions after this long.
-   * Default 30 s. The heartbeat interval follows it (group-timings.ts).
-   */
-  sessionTimeoutMs?: number;
-  maxWaitTimeInMs?: number;
-}
+export type { ConcurrentConsumerOptions, ConsumedMessage, MessageHandler } from './consumer-options';
 
 /**
  * A consumer that works on many messages at once (no head-of-line blocking: a slow message does
- * not hold back the ones after it) and commits in order: per partition, only up to the highest
- * offset below which every message is done. A crash therefore re-delivers, never skips.
+ * not hold back the ones after it) and commits per partition one past the last message done, the
+ * messages below it still in flight listed as holes in the commit's metadata (offset-tracker.ts,
+ * commit-holes.ts). Whoever takes a partition over handles its holes again, so a crash
+ * re-delivers what was in flight (and the last commit delay's work), never skips.
  */
 export class ConcurrentConsumer {
   private readonly consumer: Consumer;
@@ -88,6 +36,10 @@ export class ConcurrentConsumer {
   /** The partitions the group gave this member at its last join. */
   private assigned: { topic: string; partition: number }[] = [];
   private lagMonitor: { stop(): void } | undefined;
+  private readonly admin: Admin;
+  /** Partitions being taken over (their committed holes read), and how many joins there were. */
+  private readonly takeOvers = new Map<string, Promise<void>>();
+  private joins = 0;
 
   constructor(private readonly options: ConcurrentConsumerOptions) {
     this.consumer = options.kafka.consumer({
@@ -99,6 +51,7 @@ export class ConcurrentConsumer {
       partitionAssigners: [stickyAssigner(() => this.busiestFirst()), PartitionAssigners.roundRobin],
     });
     this.clock = options.clock ?? systemClock;
+    this.admin = options.admin ?? options.kafka.admin();
     // A rebalance may hand our partitions to another member: commit what is done first, so it
     // does not deliver again the work finished here since the last periodic commit.
     this.consumer.on(this.consumer.events.REBALANCING, () => void this.commit());
@@ -108,13 +61,19 @@ export class ConcurrentConsumer {
       this.assigned = Object.entries(event.payload.memberAssignment).flatMap(([topic, parts]) =>
         parts.map((partition) => ({ topic, partition })),
       );
+      this.joins++;
       const assigned = new Set(this.assigned.map((p) => `${p.topic}:${p.partition}`));
       for (const key of [...this.partitions.keys()]) if (!assigned.has(key)) this.partitions.delete(key);
+      this.takeOvers.clear();
+      for (const { topic, partition } of this.assigned)
+        if (!this.partitions.has(`${topic}:${partition}`))
+          this.takeOvers.set(`${topic}:${partition}`, this.takeOver(topic, partition));
     });
   }
 
   async start(): Promise<void> {
     const { topics, fromBeginning = true } = this.options;
+    if (!this.options.admin) await this.admin.connect();
     await this.consumer.connect();
     await this.consumer.subscribe({ topics, fromBeginning });
     await this.consumer.run({
@@ -144,8 +103,15 @@ export class ConcurrentConsumer {
     pause,
   }: EachBatchPayload): Promise<void> {
     const key = `${batch.topic}:${batch.partition}`;
-    let tracker = this.partitions.get(key);
-    if (!tracker) this.partitions.set(key, (tracker = new PartitionOffsets()));
+    while (!this.partitions.has(key)) {
+      const takeOver = this.takeOvers.get(key);
+      if (!takeOver) return; // not ours (any more)
+      await Promise.race([takeOver, sleep(1_000)]);
+      await heartbeat();
+      if (!isRunning() || isStale() || this.stopping) return;
+    }
+    const tracker = this.partitions.get(key)!;
+    if (isStale()) return; // a seek back to the holes
 
     for (const message of batch.messages) {
       if (!isRunning() || isStale() || this.stopping) return;
@@ -175,6 +141,34 @@ export class ConcurrentConsumer {
       else void this.run(consumed, tracker, offset);
     }
     await heartbeat();
+  }
+
+  /**
+   * A partition new to this member: its tracker starts from the committed offset and the holes it
+   * lists, which are handled again (a seek back to the lowest); every other message below the
+   * committed offset is done. Tried until it works while the partition is ours.
+   */
+  private async takeOver(topic: string, partition: number): Promise<void> {
+    const key = `${topic}:${partition}`;
+    const join = this.joins;
+    const ours = () => !this.stopping && this.joins === join;
+    for (let attempt = 1; ours() && !this.partitions.has(key); attempt++) {
+      try {
+        const point = await committedPoint(this.admin, this.options.groupId, topic, partition);
+        if (!ours() || this.partitions.has(key)) return;
+        this.partitions.set(
+          key,
+          point?.holes.length ? PartitionOffsets.restored(point) : new PartitionOffsets(),
+        );
+        if (point?.holes.length) this.consumer.seek({ topic, partition, offset: String(point.holes[0]) });
+      } catch (err) {
+        this.options.logger.warn(
+          { err: errorMessage(err), topic, partition },
+          'cannot read the committed offset',
+        );
+        await sleep(backoffDelayMs(attempt));
+      }
+    }
   }
 
   private runAfterSameKey(
@@ -246,13 +240,18 @@ export class ConcurrentConsumer {
   /** Commits every partition's completed prefix. Serialised: one commit request at a time. */
   commit(): Promise<void> {
     this.committing = this.committing.then(async () => {
-      const offsets = pendingCommits(this.partitions);
-      if (offsets.length === 0) return;
+      const commits = pendingCommits(this.partitions);
+      if (commits.length === 0) return;
       try {
-        await this.consumer.commitOffsets(offsets);
-        for (const o of offsets) {
-          this.partitions.get(`${o.topic}:${o.partition}`)?.markCommitted(Number(o.offset));
-        }
+        await this.consumer.commitOffsets(
+          commits.map(({ topic, partition, commit }) => ({
+            topic,
+            partition,
+            offset: String(commit.offset),
+            metadata: commit.metadata,
+          })),
+        );
+        for (const c of commits) this.partitions.get(`${c.topic}:${c.partition}`)?.markCommitted(c.commit);
       } catch (err) {
         // A rebalance in progress, typically; the next commit carries the same offsets.
         this.options.logger.warn(
@@ -283,6 +282,7 @@ export class ConcurrentConsumer {
     this.lagMonitor?.stop();
     await this.commit();
     await this.consumer.disconnect();
+    if (!this.options.admin) await this.admin.disconnect();
   }
 
   /** The partitions held, those with the most work in flight first: the ones kept if some must go. */

@@ -2,6 +2,7 @@ import type { Admin } from 'kafkajs';
 import { Gauge, type Registry } from 'prom-client';
 import { errorMessage } from '../core/errors';
 import type { Logger } from '../observability/logger';
+import { decodeHoles } from './commit-holes';
 
 /** How often consumer lag is measured. */
 export const LAG_INTERVAL_MS = 5_000;
@@ -18,8 +19,8 @@ export interface LagMonitorOptions {
 
 /**
  * `hookline_consumer_lag{group, topic, partition}` for the partitions this member owns: the
- * broker's high watermark minus the group's committed offset, both read from the broker on a
- * timer. It keeps moving when consumption is stuck (a consumer that commits nothing shows its
+ * broker's high watermark minus the group's committed offset, plus the holes below that offset
+ * (messages still in flight, see commit-holes.ts), all read from the broker on a timer. It keeps moving when consumption is stuck (a consumer that commits nothing shows its
  * lag growing), which figures taken while consuming would not.
  */
 export function startLagMonitor(options: LagMonitorOptions): { stop(): void } {
@@ -47,18 +48,22 @@ export function startLagMonitor(options: LagMonitorOptions): { stop(): void } {
         for (const o of offsets)
           high.set(`${topics[i]}:${o.partition}`, { low: BigInt(o.low), high: BigInt(o.high) });
       });
-      const done = new Map<string, bigint>();
+      const done = new Map<string, { offset: bigint; holes: number }>();
       for (const t of committed) {
-        for (const p of t.partitions) done.set(`${t.topic}:${p.partition}`, BigInt(p.offset));
+        for (const p of t.partitions) {
+          const holes = decodeHoles(Number(p.offset), p.metadata).length;
+          done.set(`${t.topic}:${p.partition}`, { offset: BigInt(p.offset), holes });
+        }
       }
       const reported = new Set<string>();
       for (const { topic, partition } of owned) {
         const key = `${topic}:${partition}`;
         const range = high.get(key);
         if (range === undefined) continue;
-        const committedAt = done.get(key) ?? -1n; // -1: nothing committed yet: lag from the start
+        // -1: nothing committed yet: lag from the start. Holes below the offset are still to do.
+        const { offset: committedAt, holes } = done.get(key) ?? { offset: -1n, holes: 0 };
         const from = committedAt < range.low ? range.low : committedAt;
-        gauge.set(labels(topic, partition), Number(range.high > from ? range.high - from : 0n));
+        gauge.set(labels(topic, partition), Number(range.high > from ? range.high - from : 0n) + holes);
         reported.add(key);
       }
       // Partitions this member no longer owns: their new owner reports them.
@@ -85,7 +90,7 @@ function lagGauge(registry: Registry): Gauge<'group' | 'topic' | 'partition'> {
   if (existing) return existing as Gauge<'group' | 'topic' | 'partition'>;
   return new Gauge({
     name,
-    help: 'Messages between the committed offset and the partition end, per consumer group (measured on a timer).',
+    help: 'Messages between the committed offset and the partition end, plus those below it still in flight (its holes), per consumer group (measured on a timer).',
     labelNames: ['group', 'topic', 'partition'],
     registers: [registry],
   });

@@ -1,82 +1,142 @@
+import { commitPointOf, encodeHoles, MAX_METADATA_CHARS, type CommitPoint } from './commit-holes';
+
+interface Entry {
+  offset: number;
+  done: boolean;
+  /** False only for a hole restored from the commit metadata that was not fetched again yet. */
+  started: boolean;
+}
+
+/** What to commit for one partition: the offset and its metadata (the holes, see commit-holes.ts). */
+export interface PartitionCommit {
+  offset: number;
+  metadata: string | null;
+}
+
 /**
- * In-order commits for out-of-order work. Offsets of one partition are tracked in the order they
- * were fetched; they complete in any order; the committable offset is one past the highest offset
- * below which everything has completed (Kafka commits "the next offset to read").
+ * Commits for out-of-order work. Offsets of one partition are tracked in the order they were
+ * fetched and complete in any order. The commit point is one past the last completed offset, with
+ * the offsets below it still in flight listed as holes in the commit metadata (commit-holes.ts):
+ * a record that takes long holds back no commit of the work done after it, and whoever handles the
+ * partition after a crash handles the holes again. Nothing is ever skipped.
  */
 export class PartitionOffsets {
   /** Fetched offsets in fetch order, with their completion state. */
-  private readonly window: { offset: number; done: boolean }[] = [];
+  private readonly window: Entry[] = [];
   private head = 0;
-  private readonly byOffset = new Map<number, { offset: number; done: boolean }>();
+  private readonly byOffset = new Map<number, Entry>();
+  /** One past the highest offset below which everything has completed. */
   private next: number | undefined;
-  private committed: number | undefined;
+  private committed: string | undefined;
   private open = 0;
   private lastTracked: number | undefined;
 
+  /**
+   * The tracker of a partition taken over with holes in its committed metadata: the holes are
+   * handled when fetched again (`has` is false for them), every other offset below `offset` is done.
+   */
+  static restored(point: CommitPoint): PartitionOffsets {
+    const tracker = new PartitionOffsets();
+    for (const hole of point.holes) tracker.push({ offset: hole, done: false, started: false });
+    // Stands for the rest below the offset (unless that is a hole itself).
+    if (!tracker.byOffset.has(point.offset - 1))
+      tracker.push({ offset: point.offset - 1, done: true, started: true });
+    tracker.lastTracked = point.offset - 1;
+    tracker.committed = commitKey(tracker.pendingPoint());
+    return tracker;
+  }
+
   track(offset: number): void {
+    const restored = this.byOffset.get(offset);
+    if (restored && !restored.started) {
+      restored.started = true;
+      return;
+    }
     if (this.has(offset))
       throw new Error(`offset ${offset} tracked out of order (after ${this.lastTracked})`);
     this.lastTracked = offset;
-    const entry = { offset, done: false };
-    this.window.push(entry);
-    this.byOffset.set(offset, entry);
-    this.open++;
+    this.push({ offset, done: false, started: true });
   }
 
   /**
    * True when the offset was already handed out: offsets are tracked in increasing order, so
-   * anything at or below the last tracked one is in flight or done (a re-fetch after a rebalance).
+   * anything at or below the last tracked one is in flight or done (a re-fetch after a rebalance),
+   * except a restored hole not yet handled.
    */
   has(offset: number): boolean {
-    return this.lastTracked !== undefined && offset <= this.lastTracked;
+    if (this.lastTracked === undefined || offset > this.lastTracked) return false;
+    return this.byOffset.get(offset)?.started !== false;
   }
 
-  /** Marks an offset done; returns true when this moved the committable offset. */
+  /** Marks an offset done; returns true when this changed what is to be committed. */
   complete(offset: number): boolean {
     const entry = this.byOffset.get(offset);
     if (!entry || entry.done) return false;
     entry.done = true;
     this.open--;
-    let moved = false;
     while (this.head < this.window.length && this.window[this.head]!.done) {
       const done = this.window[this.head++]!;
       this.byOffset.delete(done.offset);
       this.next = done.offset + 1;
-      moved = true;
     }
     if (this.head > 1024 && this.head * 2 > this.window.length) {
       this.window.splice(0, this.head);
       this.head = 0;
     }
-    return moved;
+    return true;
   }
 
-  /** The offset to commit, when it is ahead of what was last committed. */
-  pendingCommit(): number | undefined {
-    if (this.next === undefined || this.next === this.committed) return undefined;
-    return this.next;
+  /** The offset and metadata to commit, when they differ from what was last committed. */
+  pendingCommit(): PartitionCommit | undefined {
+    const point = this.pendingPoint();
+    if (!point) return undefined;
+    let metadata = encodeHoles(point);
+    let offset = point.offset;
+    if (metadata !== null && metadata.length > MAX_METADATA_CHARS) {
+      if (this.next === undefined) return undefined;
+      [offset, metadata] = [this.next, null]; // cannot happen with MAX_HOLES; never skip a hole
+    }
+    return commitKey({ offset, metadata }) === this.committed ? undefined : { offset, metadata };
   }
 
-  markCommitted(offset: number): void {
-    if (this.committed === undefined || offset > this.committed) this.committed = offset;
+  markCommitted(commit: PartitionCommit): void {
+    this.committed = commitKey(commit);
   }
 
-  /** Offsets fetched and not yet completed. */
+  /** Offsets fetched (or restored holes) not yet completed. */
   get inFlight(): number {
     return this.open;
   }
+
+  private pendingPoint(): CommitPoint | undefined {
+    const point = commitPointOf(this.window.slice(this.head));
+    if (point) return point;
+    return this.next === undefined ? undefined : { offset: this.next, holes: [] };
+  }
+
+  private push(entry: Entry): void {
+    this.window.push(entry);
+    this.byOffset.set(entry.offset, entry);
+    if (!entry.done) this.open++;
+  }
 }
 
-/** The offsets to commit now, of trackers keyed `<topic>:<partition>`. */
+function commitKey(commit: PartitionCommit | CommitPoint | undefined): string | undefined {
+  if (!commit) return undefined;
+  const metadata = 'holes' in commit ? encodeHoles(commit) : commit.metadata;
+  return `${commit.offset}:${metadata ?? ''}`;
+}
+
+/** What to commit now, of trackers keyed `<topic>:<partition>`. */
 export function pendingCommits(
   partitions: ReadonlyMap<string, PartitionOffsets>,
-): { topic: string; partition: number; offset: string }[] {
-  const offsets: { topic: string; partition: number; offset: string }[] = [];
+): { topic: string; partition: number; commit: PartitionCommit }[] {
+  const commits: { topic: string; partition: number; commit: PartitionCommit }[] = [];
   for (const [key, tracker] of partitions) {
-    const next = tracker.pendingCommit();
-    if (next === undefined) continue;
+    const commit = tracker.pendingCommit();
+    if (commit === undefined) continue;
     const i = key.lastIndexOf(':');
-    offsets.push({ topic: key.slice(0, i), partition: Number(key.slice(i + 1)), offset: String(next) });
+    commits.push({ topic: key.slice(0, i), partition: Number(key.slice(i + 1)), commit });
   }
-  return offsets;
+  return commits;
 }

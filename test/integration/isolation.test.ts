@@ -5,7 +5,7 @@ import type { TestApp } from '../support/app';
 import { eventually } from '../support/eventually';
 import { createDestination, createSource, sendTracking } from '../support/hookline';
 import { testScope } from '../support/scope';
-import { readTopic } from '../support/topics';
+import { readTopic, uncommittedRecords } from '../support/topics';
 
 /**
  * Every failure shape at once, beside one healthy destination: the healthy one gets every event,
@@ -52,10 +52,16 @@ describe('isolation from every failure shape', () => {
       timeoutMs: 45_000,
     });
     // Every task handed on: the worker group has committed the whole deliveries topic.
-    await eventually(async () => ((await uncommitted(t)) === 0 ? true : undefined), {
-      what: 'every delivery task handed on',
-      timeoutMs: 45_000,
-    });
+    await eventually(
+      async () =>
+        (await uncommittedRecords(t, `${t.prefix}.worker`, `${t.prefix}.deliveries`)) === 0
+          ? true
+          : undefined,
+      {
+        what: 'every delivery task handed on',
+        timeoutMs: 45_000,
+      },
+    );
     const handedOn = await handedOnTasks(t);
     for (const [id, name] of failing) {
       const messageIds = handedOn.get(id) ?? new Set<string>();
@@ -72,19 +78,6 @@ async function freePort(): Promise<number> {
   const { port } = server.address() as AddressInfo;
   await new Promise((resolve) => server.close(resolve));
   return port;
-}
-
-async function uncommitted(t: TestApp): Promise<number> {
-  const { admin } = t.app.parts;
-  const topic = `${t.prefix}.deliveries`;
-  const [high, committed] = await Promise.all([
-    admin.fetchTopicOffsets(topic),
-    admin.fetchOffsets({ groupId: `${t.prefix}.worker`, topics: [topic] }),
-  ]);
-  return high.reduce((n, p) => {
-    const c = committed[0]?.partitions.find((x) => x.partition === p.partition);
-    return n + Number(p.high) - Math.max(0, Number(c?.offset ?? 0));
-  }, 0);
 }
 
 /** Message ids per destination found in the delay topics or the dead-letter topic. */

@@ -4,7 +4,7 @@ import { uniquePrefix, type TestApp } from '../support/app';
 import { eventually } from '../support/eventually';
 import { createDestination, createSource, sendTracking } from '../support/hookline';
 import { testScope } from '../support/scope';
-import { readTopic } from '../support/topics';
+import { readTopic, uncommittedRecords } from '../support/topics';
 
 /**
  * Retries on the real broker with the 4-hour policy scaled down to seconds:
@@ -147,19 +147,11 @@ describe('retries through delay topics', () => {
 });
 
 async function lag(t: TestApp, groupId: string): Promise<number> {
-  const { admin } = t.app.parts;
-  const topics = (await admin.listTopics()).filter((name) => name.startsWith(`${t.prefix}.retry.`));
+  const topics = (await t.app.parts.admin.listTopics()).filter((name) =>
+    name.startsWith(`${t.prefix}.retry.`),
+  );
   let total = 0;
-  for (const topic of topics) {
-    const [high, committed] = await Promise.all([
-      admin.fetchTopicOffsets(topic),
-      admin.fetchOffsets({ groupId, topics: [topic] }),
-    ]);
-    for (const p of high) {
-      const c = committed[0]?.partitions.find((x) => x.partition === p.partition);
-      total += Number(p.high) - Math.max(0, Number(c?.offset ?? 0));
-    }
-  }
+  for (const topic of topics) total += await uncommittedRecords(t, groupId, topic);
   return total;
 }
 

@@ -1,3 +1,4 @@
+import { decodeHoles } from '../../src/kafka/commit-holes';
 import type { TestApp } from './app';
 import { eventually } from './eventually';
 
@@ -26,4 +27,21 @@ export async function readTopic(t: TestApp, topic: string): Promise<Buffer[]> {
     await consumer.disconnect();
   }
   return values;
+}
+
+/**
+ * Records of a topic a group has not committed as done: those past its committed offset plus the
+ * holes below it (records still in flight, see src/kafka/commit-holes.ts). 0: all handed on.
+ */
+export async function uncommittedRecords(t: TestApp, groupId: string, topic: string): Promise<number> {
+  const { admin } = t.app.parts;
+  const [ends, [entry]] = await Promise.all([
+    admin.fetchTopicOffsets(topic),
+    admin.fetchOffsets({ groupId, topics: [topic] }),
+  ]);
+  return ends.reduce((n, p) => {
+    const c = entry?.partitions.find((x) => x.partition === p.partition);
+    const offset = Math.max(0, Number(c?.offset ?? 0));
+    return n + Number(p.high) - offset + decodeHoles(offset, c?.metadata).length;
+  }, 0);
 }

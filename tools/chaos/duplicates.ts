@@ -4,9 +4,10 @@
  * door of the last fault (worker SIGKILL, broker kill -9) between the first delivery and the
  * repeat: a killed worker's uncommitted work is redelivered by whoever takes its partitions. How
  * long before that fault the first delivery happened (its "age at the fault") tells how far the
- * committed offset lagged behind the work done: up to the commit interval for the periodic commit,
- * up to the delivery timeout when a hung request held a partition's commit point, more when
- * something else (a rebalance, a hand-off waiting for Kafka) held it back.
+ * committed offset lagged behind the work done: the commit delay and the commit request's own time
+ * normally (records still in flight are holes of the commit, see src/kafka/commit-holes.ts), more
+ * when something held it back: a hand-off waiting for Kafka, commits refused while the broker was
+ * away or after the member's group membership expired.
  */
 
 export interface Delivery {

@@ -90,4 +90,32 @@ describe('BatchingProducer', () => {
     calls[2]!.ack();
     await sends[2];
   });
+
+  it('untilAcknowledged: waits for Kafka however long, sharing the one queue and request', async () => {
+    jest.useFakeTimers();
+    try {
+      const { producer, calls } = controllableProducer();
+      const p = new BatchingProducer({ producer, ackTimeoutMs: 1_000, logger: silentLogger() });
+      const patient = p.untilAcknowledged();
+      const outcome = (promise: Promise<void>) =>
+        promise.then(
+          () => 'acknowledged',
+          () => 'rejected',
+        );
+      const first = outcome(patient.send([msg('a')]));
+      const impatient = outcome(p.send([msg('b')]));
+      const second = outcome(patient.send([msg('c')]));
+      expect(calls).toHaveLength(1); // one request at a time across both
+      jest.advanceTimersByTime(60_000);
+      expect(await impatient).toBe('rejected');
+      calls[0]!.ack();
+      expect(await first).toBe('acknowledged');
+      await jest.runAllTimersAsync();
+      expect(calls.map((c) => values(c.batch))).toEqual([['a'], ['c']]); // b gave up while queued
+      calls[1]!.ack();
+      expect(await second).toBe('acknowledged');
+    } finally {
+      jest.useRealTimers();
+    }
+  });
 });

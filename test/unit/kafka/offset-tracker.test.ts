@@ -1,60 +1,79 @@
 import { PartitionOffsets } from '../../../src/kafka/offset-tracker';
+import { MAX_METADATA_CHARS } from '../../../src/kafka/commit-holes';
+
+/** The commit as `offset` or `offset h<holes>` (undefined: nothing new to commit). */
+function pending(p: PartitionOffsets): string | undefined {
+  const c = p.pendingCommit();
+  return c && (c.metadata ? `${c.offset} ${c.metadata}` : String(c.offset));
+}
 
 describe('PartitionOffsets', () => {
   it.each([
-    // [tracked, completed in this order, committable after each completion]
+    // [tracked, completed in this order, commit after each completion]
     [
       [10, 11, 12],
       [10, 11, 12],
-      [11, 12, 13],
+      ['11', '12', '13'],
     ],
+    // 10 and 11 in flight when 12 completes: committed past them, both listed as holes
     [
       [10, 11, 12],
       [12, 11, 10],
-      [undefined, undefined, 13],
+      ['13 h1:2,1', '13 h1:3', '13'],
     ],
     [
       [10, 11, 12],
       [11, 10, 12],
-      [undefined, 12, 13],
+      ['12 h1:2', '12', '13'],
     ],
     // gaps from compaction or transactions: offsets need not be consecutive
     [
       [5, 9, 40],
       [9, 5, 40],
-      [undefined, 10, 41],
+      ['10 h1:5', '10', '41'],
     ],
-  ])('tracked %j, completed %j → committable %j', (tracked, completed, expected) => {
+  ])('tracked %j, completed %j → commits %j', (tracked, completed, expected) => {
     const p = new PartitionOffsets();
     tracked.forEach((o) => p.track(o));
     const seen = completed.map((o) => {
       p.complete(o);
-      return p.pendingCommit();
+      return pending(p);
     });
     expect(seen).toEqual(expected);
   });
 
-  it('never commits past an offset still in flight, however many later ones complete', () => {
+  it('commits past an offset still in flight, listing it as a hole', () => {
     const p = new PartitionOffsets();
     for (let o = 0; o < 5_000; o++) p.track(o);
     for (let o = 1; o < 5_000; o++) p.complete(o);
-    expect(p.pendingCommit()).toBeUndefined();
+    expect(p.pendingCommit()).toEqual({ offset: 5_000, metadata: `h1:${(5_000).toString(36)}` });
     expect(p.inFlight).toBe(1);
     p.complete(0);
-    expect(p.pendingCommit()).toBe(5_000);
+    expect(p.pendingCommit()).toEqual({ offset: 5_000, metadata: null });
     expect(p.inFlight).toBe(0);
   });
 
-  it('reports a commit once until the offset moves again', () => {
+  it('lists the holes that fit the metadata limit: the commit point stops at the first that does not', () => {
+    const p = new PartitionOffsets();
+    for (let o = 0; o < 5_000; o++) p.track(o);
+    for (let o = 1; o < 5_000; o += 2) p.complete(o); // 0, 2, 4, ... in flight
+    const commit = p.pendingCommit()!;
+    const holes = commit.metadata!.split(',').length;
+    expect(commit.metadata!.length).toBeLessThanOrEqual(MAX_METADATA_CHARS);
+    expect(holes).toBeGreaterThan(1_700); // 2 characters each
+    expect(commit.offset).toBe(2 * holes); // one past the last done before the first left out
+  });
+
+  it('reports a commit once until it changes again', () => {
     const p = new PartitionOffsets();
     p.track(1);
     p.track(2);
     p.complete(1);
-    expect(p.pendingCommit()).toBe(2);
-    p.markCommitted(2);
+    expect(pending(p)).toBe('2');
+    p.markCommitted(p.pendingCommit()!);
     expect(p.pendingCommit()).toBeUndefined();
     p.complete(2);
-    expect(p.pendingCommit()).toBe(3);
+    expect(pending(p)).toBe('3');
   });
 
   it('ignores completing unknown or already completed offsets', () => {
@@ -80,5 +99,37 @@ describe('PartitionOffsets.has', () => {
     p.track(4);
     p.complete(3);
     expect([2, 3, 4, 5].map((o) => p.has(o))).toEqual([true, true, true, false]);
+  });
+});
+
+describe('PartitionOffsets.restored (a partition taken over with holes)', () => {
+  it('handles only the holes below the committed offset, and commits as they complete', () => {
+    const p = PartitionOffsets.restored({ offset: 20, holes: [12, 15] });
+    expect(p.pendingCommit()).toBeUndefined(); // what is committed already
+    expect(p.inFlight).toBe(2);
+    expect([11, 12, 13, 15, 19, 20].map((o) => p.has(o))).toEqual([true, false, true, false, true, false]);
+    p.track(12);
+    p.track(15);
+    expect(() => p.track(14)).toThrow(/out of order/);
+    p.track(20);
+    expect(p.has(12)).toBe(true);
+    p.complete(15);
+    expect(pending(p)).toBe('20 h1:8');
+    p.complete(20);
+    expect(pending(p)).toBe('21 h1:9');
+    p.complete(12);
+    expect(pending(p)).toBe('21');
+    expect(p.inFlight).toBe(0);
+  });
+
+  it('takes a hole right below the committed offset as one (no stand-in for the rest there)', () => {
+    const p = PartitionOffsets.restored({ offset: 10, holes: [4, 9] });
+    expect([3, 4, 8, 9, 10].map((o) => p.has(o))).toEqual([true, false, true, false, false]);
+    p.track(4);
+    p.track(9);
+    p.complete(9);
+    expect(pending(p)).toBe('10 h1:6');
+    p.complete(4);
+    expect(pending(p)).toBe('10');
   });
 });

@@ -1,0 +1,65 @@
+import type { Admin, Kafka, KafkaMessage } from 'kafkajs';
+import type { Registry } from 'prom-client';
+import type { Clock } from '../core/clock';
+import type { Logger } from '../observability/logger';
+
+/** The options and handler types of the consumer runner (consumer.ts). */
+
+export interface ConsumedMessage {
+  topic: string;
+  partition: number;
+  message: KafkaMessage;
+}
+
+/**
+ * Handles one message. Resolves when the message is done (processed, or durably handed on).
+ * It should not reject for problems of the message itself (dead-letter those); a rejection means
+ * "infrastructure trouble": the runner retries it with backoff and never commits past it.
+ */
+export type MessageHandler = (message: ConsumedMessage) => Promise<void>;
+
+export interface ConcurrentConsumerOptions {
+  kafka: Kafka;
+  groupId: string;
+  topics: string[];
+  handler: MessageHandler;
+  /** Messages being handled at once, across partitions. Fetching pauses at this bound. */
+  maxInFlight: number;
+  /** Completed work is committed within this (50 ms; moves meanwhile share one request). */
+  commitDelayMs?: number;
+  /** How often commits are also tried (a failed one is retried then; plus once on stop). */
+  commitIntervalMs?: number;
+  /** How long stop() waits for in-flight messages before giving up on them (they are redelivered). */
+  drainTimeoutMs?: number;
+  /**
+   * Where a partition without a committed offset starts. Default true: every record on
+   * Hookline's own topics is work to do, including those written before this group ever
+   * committed on that partition (starting at the end would silently skip them).
+   */
+  fromBeginning?: boolean;
+  logger: Logger;
+  metrics: Registry;
+  /**
+   * Reads a taken-over partition's committed holes; when given, `hookline_consumer_lag` is also
+   * measured from the broker on a timer (see lag.ts). Without it the consumer uses one of its own.
+   */
+  admin?: Admin;
+  /**
+   * When set, a message is not handled before the time this returns (epoch ms): its partition is
+   * paused until then and resumed after, without blocking the group or other partitions. Records
+   * of one partition must be due in order (true of a delay topic: same delay, appended in time order).
+   */
+  notBefore?: (message: KafkaMessage) => number | undefined;
+  /**
+   * Handle messages with the same key (in one partition) one after another, in offset order;
+   * messages with different keys still run concurrently.
+   */
+  keyOrdered?: boolean;
+  clock?: Clock;
+  /**
+   * A member that stops heartbeating (crashed, SIGKILL) loses its partitions after this long.
+   * Default 30 s. The heartbeat interval follows it (group-timings.ts).
+   */
+  sessionTimeoutMs?: number;
+  maxWaitTimeInMs?: number;
+}
