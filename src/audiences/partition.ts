@@ -24,6 +24,8 @@ export class Outbox {
    */
   readonly users = new Set<string>();
   readonly announcements: UserAnnouncement[] = [];
+  /** Users whose events the step applied: evaluated once, when all are applied (`announceEvaluated`). */
+  readonly evaluate = new Set<string>();
   /** Computations whose status (live, member count) on this partition changed. */
   readonly status = new Set<string>();
   /** The partition's list of live computations changed. */
@@ -144,7 +146,20 @@ export class AudiencePartition {
     state ??= emptyUserState(event.sourceId, ids);
     applyEvent(state, event, this.specsOf(defs, event.sourceId, time.hourMs), time.bucketMs);
     if (created || event.type === 'identify' || event.type === 'track') this.changed(key, state, out);
-    this.announceChanges(key, state, live, time, out);
+    out.evaluate.add(key);
+  }
+
+  /**
+   * Announces what the step's events changed: each of their users evaluated once, after all the
+   * events, so a user with several events in one step gets one identify per computation whose
+   * value changed (its latest), not one per event.
+   */
+  announceEvaluated(defs: Definitions, time: ProcessorTime, out: Outbox): void {
+    for (const key of out.evaluate) {
+      const state = this.users.get(key);
+      if (state) this.announceChanges(key, state, this.liveOf(defs, state.sourceId), time, out);
+    }
+    out.evaluate.clear();
   }
 
   /** A synced audience's membership change (README "Synced audiences"). */

@@ -119,6 +119,7 @@ export class AudienceProcessor {
           unit.state.applyCommand(decodeCommand(m.value), defs, time, out);
         }
       }
+      unit.state.announceEvaluated(defs, time, out);
       const next = String(BigInt(last.offset) + 1n);
       // Nothing to write (no source of these events has a computation): a plain offset commit, as
       // exact as the transaction's and a third of its requests. Otherwise state and offset together.

@@ -78,6 +78,7 @@ describe.each(stores)('users %s', (_name, newStates) => {
     const apply = (event: HooklineEvent, at = time()) => {
       const out = new Outbox();
       partition.applyEvent(event, defs, at, out);
+      partition.announceEvaluated(defs, at, out);
       return out;
     };
     return { partition, apply };
@@ -115,6 +116,24 @@ describe.each(stores)('users %s', (_name, newStates) => {
       expect(said(apply(track('u1', 'Order Completed')))).toEqual([['u1', 'ctr_orders', 1]]);
       expect(said(apply(track('u1', 'Cart Viewed')))).toEqual([]);
       expect(said(apply(track('u1', 'Order Completed')))).toEqual([['u1', 'ctr_orders', 2]]);
+    });
+
+    it('a user with several events in one step is evaluated once, after all of them', () => {
+      const defs = new Definitions([pro], [orders]);
+      const { partition } = livePartition(defs);
+      const out = new Outbox();
+      for (const e of [
+        track('u1', 'Order Completed'),
+        identify('u1', { plan: 'pro' }),
+        track('u1', 'Order Completed'),
+        identify('u1', { plan: 'free' }),
+        track('u1', 'Order Completed'),
+      ])
+        partition.applyEvent(e, defs, time(), out);
+      expect(out.announcements).toEqual([]);
+      partition.announceEvaluated(defs, time(), out);
+      expect(said(out)).toEqual([['u1', 'ctr_orders', 3]]); // pro and free again: no join, no leave
+      expect(out.evaluate.size).toBe(0);
     });
 
     it('the sync lets users leave windows as time passes, and prunes buckets', () => {
