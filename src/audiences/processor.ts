@@ -266,6 +266,9 @@ export class AudienceProcessor {
     clearTimeout(this.soon);
     this.unsubscribe();
     await this.consumer.disconnect();
-    await Promise.all([...this.units.keys()].map((p) => this.locked(p, () => this.closeUnit(p))));
+    // A unit being opened now is not in `units` yet: its partition's lock is, and closing after it
+    // closes that unit too (its producer and store would otherwise outlive the processor).
+    const partitions = new Set([...this.units.keys(), ...this.locks.keys()]);
+    await Promise.all([...partitions].map((p) => this.locked(p, () => this.closeUnit(p))));
   }
 }
