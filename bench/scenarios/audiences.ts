@@ -1,5 +1,6 @@
 import { startBenchApp, type BenchApp } from '../lib/app';
 import { deliverAndWait, warmUp, type DeliveryRun } from '../lib/pipeline';
+import { formatSummary, startProfiler } from '../lib/profile';
 
 interface Measured {
   run: DeliveryRun;
@@ -82,9 +83,16 @@ export const audiencesScenario: Scenario = {
 
       // Each run is followed by a settle: the identifies it caused are delivered before the next
       // run starts, so that one run's announcements are not counted against the next.
+      // --profile: the run with them (until its identifies are delivered) is profiled.
+      const profiles: string[] = [];
       const measure = async (label: string) => {
+        const profiler =
+          ctx.profile && label === 'audiences' ? await startProfiler(ctx.resultsDir) : undefined;
         const run = await deliverAndWait(ctx, app, { ...options, label });
-        return { run, identifies: await settle(ctx, receiverIds) };
+        const identifies = await settle(ctx, receiverIds);
+        if (profiler)
+          profiles.push(...formatSummary('Hookline, all roles, with them', await profiler.stop('audiences')));
+        return { run, identifies };
       };
       const before = await measure('plain');
       const ids = await defineComputations(ctx, app, source.id);
@@ -100,6 +108,7 @@ export const audiencesScenario: Scenario = {
       const notes = [before, withThem, after]
         .filter(({ run }) => !run.complete)
         .map(({ run }) => `INCOMPLETE: ${run.delivered} of ${events} delivered (${run.runId})`);
+      notes.push(...profiles);
       notes.push(
         'with them, every track changes several computed traits (count, sum, last) of its user: each change is an identify delivered to the same destination, so the receiver gets several requests per event',
       );

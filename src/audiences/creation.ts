@@ -2,7 +2,7 @@ import type { HooklineEvent } from '../events/types';
 import type { Computation, CounterSpec, Specs } from './computations';
 import { specsOfAll, type Definitions } from './definitions';
 import { isAnnouncement, type AudiencePartition, type Outbox, type ProcessorTime } from './partition';
-import { applyEvent, emptyUserState, userKey } from './user-state';
+import { applyEvent, emptyUserState, userKey, type UserState } from './user-state';
 
 /**
  * How a new computation is created on one partition: the history still on hookline.events (up to
@@ -70,9 +70,9 @@ export class Creation {
 
   start(): void {
     const { sourceId } = this.plan.computation;
-    for (const [key, state] of this.partition.users) {
+    for (const [key, state] of this.partition.users.entries()) {
       if (state.sourceId !== sourceId) continue;
-      this.reset(key);
+      this.reset(key, state);
     }
   }
 
@@ -81,35 +81,35 @@ export class Creation {
     if (event.sourceId !== sourceId || isAnnouncement(event)) return;
     const key = userKey(event.type === 'delete' ? event : { sourceId, ...ids(event) });
     if (event.type === 'delete') {
+      const state = this.partition.users.get(key);
       if (this.created.delete(key)) {
         this.partition.users.delete(key);
         this.out.users.delete(key);
-      } else if (this.partition.users.has(key)) this.reset(key);
+      } else if (state) this.reset(key, state);
       return;
     }
     const { userId, anonymousId } = ids(event);
     if (!userId && !anonymousId) return;
     let state = this.partition.users.get(key);
     if (!state) {
-      this.partition.users.set(key, (state = emptyUserState(sourceId, { userId, anonymousId })));
+      state = emptyUserState(sourceId, { userId, anonymousId });
       this.created.add(key);
     }
     applyEvent(state, event, this.plan.specs, time.bucketMs, { traits: this.plan.full });
-    this.out.users.set(key, state);
+    this.partition.changed(key, state, this.out);
   }
 
   /** Marks the computation live and announces its first members. */
   finish(time: ProcessorTime): void {
     const { computation } = this.plan;
     this.partition.markLive(computation.id, this.out);
-    for (const [key, state] of this.partition.users) {
+    for (const [key, state] of this.partition.users.entries()) {
       if (state.sourceId !== computation.sourceId) continue;
       this.partition.announceChanges(key, state, [computation], time, this.out);
     }
   }
 
-  private reset(key: string): void {
-    const state = this.partition.users.get(key)!;
+  private reset(key: string, state: UserState): void {
     if (this.plan.full) {
       state.traits = {};
       state.counters = {};
@@ -118,7 +118,7 @@ export class Creation {
       for (const c of this.plan.specs.counters) delete state.counters[c.key];
       for (const v of this.plan.specs.values) delete state.values[v.key];
     }
-    this.out.users.set(key, state);
+    this.partition.changed(key, state, this.out);
   }
 }
 

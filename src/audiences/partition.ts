@@ -4,10 +4,11 @@ import type { Computation, Specs } from './computations';
 import { hasWindow, specsOfAll, type Definitions } from './definitions';
 import { changes, type Announcement, type EvaluationTime } from './evaluate';
 import { applyEvent, emptyUserState, pruneBuckets, userKey, type UserState } from './user-state';
+import type { UserStates } from './user-states';
 
 /** An announcement to one user. */
 export interface UserAnnouncement extends Announcement {
-  user: UserState;
+  user: Pick<UserState, 'sourceId' | 'userId' | 'anonymousId'>;
 }
 
 /** The time of an evaluation, with the bucket of window counts. */
@@ -17,9 +18,14 @@ export interface ProcessorTime extends EvaluationTime {
 
 /** What one step of the processor must write, all in one transaction. */
 export class Outbox {
-  /** User key → its new state; null: deleted. */
-  readonly users = new Map<string, UserState | null>();
+  /**
+   * Keys of the users whose state changed: their state as it is in the partition's store when
+   * the step commits (a tombstone when gone). Keys only, so a step over many users holds little.
+   */
+  readonly users = new Set<string>();
   readonly announcements: UserAnnouncement[] = [];
+  /** Users whose events the step applied: evaluated once, when all are applied (`announceEvaluated`). */
+  readonly evaluate = new Set<string>();
   /** Computations whose status (live, member count) on this partition changed. */
   readonly status = new Set<string>();
   /** The partition's list of live computations changed. */
@@ -51,13 +57,16 @@ const isMember = (c: Computation, value: unknown) =>
  * the partition once its creation (creation.ts) has announced its first members there.
  */
 export class AudiencePartition {
-  readonly users = new Map<string, UserState>();
   readonly live = new Set<string>();
   private readonly members = new Map<string, number>();
   private specCache = new Map<string, Specs>();
   private specDefs: Definitions | undefined;
 
-  constructor(readonly partition: number) {}
+  /** `users`: where the states are kept (all in memory by default). */
+  constructor(
+    readonly partition: number,
+    readonly users: UserStates = new Map<string, UserState>(),
+  ) {}
 
   /** A record of the state topic, while loading. */
   load(key: string, state: UserState | null): void {
@@ -74,7 +83,7 @@ export class AudiencePartition {
   /** Member counts from the users' announced values (after loading). */
   recount(defs: Definitions): void {
     this.members.clear();
-    for (const state of this.users.values()) {
+    for (const [, state] of this.users.entries()) {
       for (const [id, value] of Object.entries(state.announced)) {
         const c = defs.get(id);
         if (c && isMember(c, value)) this.members.set(id, (this.members.get(id) ?? 0) + 1);
@@ -134,10 +143,23 @@ export class AudiencePartition {
     const key = userKey({ sourceId: event.sourceId, ...ids });
     let state = this.users.get(key);
     const created = state === undefined;
-    if (!state) this.users.set(key, (state = emptyUserState(event.sourceId, ids)));
+    state ??= emptyUserState(event.sourceId, ids);
     applyEvent(state, event, this.specsOf(defs, event.sourceId, time.hourMs), time.bucketMs);
-    if (created || event.type === 'identify' || event.type === 'track') out.users.set(key, state);
-    this.announceChanges(key, state, live, time, out);
+    if (created || event.type === 'identify' || event.type === 'track') this.changed(key, state, out);
+    out.evaluate.add(key);
+  }
+
+  /**
+   * Announces what the step's events changed: each of their users evaluated once, after all the
+   * events, so a user with several events in one step gets one identify per computation whose
+   * value changed (its latest), not one per event.
+   */
+  announceEvaluated(defs: Definitions, time: ProcessorTime, out: Outbox): void {
+    for (const key of out.evaluate) {
+      const state = this.users.get(key);
+      if (state) this.announceChanges(key, state, this.liveOf(defs, state.sourceId), time, out);
+    }
+    out.evaluate.clear();
   }
 
   /** A synced audience's membership change (README "Synced audiences"). */
@@ -149,10 +171,10 @@ export class AudiencePartition {
     const touched = new Map<string, UserState>();
     for (const userId of command.add) {
       const key = userKey({ sourceId: audience.sourceId, userId });
-      let state = this.users.get(key);
-      if (!state) this.users.set(key, (state = emptyUserState(audience.sourceId, { userId })));
+      const state = this.users.get(key) ?? emptyUserState(audience.sourceId, { userId });
       state.synced[id] = true;
       if (command.full) (state.syncedBy ??= {})[id] = command.syncId;
+      this.changed(key, state, out);
       touched.set(key, state);
     }
     for (const userId of command.remove) {
@@ -160,27 +182,32 @@ export class AudiencePartition {
       const state = this.users.get(key);
       if (state?.synced[id]) {
         state.synced[id] = false;
+        this.changed(key, state, out);
         touched.set(key, state);
       }
     }
     if (command.full && command.last) {
-      for (const [key, state] of this.users) {
+      for (const [key, state] of this.users.entries()) {
         if (state.sourceId !== audience.sourceId || !state.synced[id]) continue;
         if (state.syncedBy?.[id] === command.syncId) continue;
         state.synced[id] = false;
-        touched.set(key, state);
+        this.changed(key, state, out);
+        this.announceChanges(key, state, [audience], time, out);
+        touched.delete(key);
       }
     }
-    for (const [key, state] of touched) {
-      out.users.set(key, state);
-      this.announceChanges(key, state, [audience], time, out);
-    }
+    for (const [key, state] of touched) this.announceChanges(key, state, [audience], time, out);
   }
 
-  /** The periodic sync: time moved on, so windows may have let users in or out. */
-  resync(defs: Definitions, time: ProcessorTime, out: Outbox): void {
+  /**
+   * The periodic sync: time moved on, so windows may have let users in or out. One Outbox per
+   * `usersPerStep` changed users (each its own transaction: a sync carries no offsets, and what
+   * a crash leaves undone is done by the next sync), so a sync of many users holds few at a time.
+   */
+  *resync(defs: Definitions, time: ProcessorTime, usersPerStep = Infinity): Generator<Outbox> {
     const windowed = new Map<string, Computation[]>();
-    for (const [key, state] of this.users) {
+    let out = new Outbox();
+    for (const [key, state] of this.users.entries()) {
       let computations = windowed.get(state.sourceId);
       if (!computations) {
         computations = this.liveOf(defs, state.sourceId).filter((c) => hasWindow(c, time.hourMs));
@@ -188,9 +215,20 @@ export class AudiencePartition {
       }
       if (computations.length === 0) continue;
       const specs = this.specsOf(defs, state.sourceId, time.hourMs);
-      if (pruneBuckets(state, specs, time.nowMs, time.bucketMs)) out.users.set(key, state);
+      if (pruneBuckets(state, specs, time.nowMs, time.bucketMs)) this.changed(key, state, out);
       this.announceChanges(key, state, computations, time, out);
+      if (out.users.size >= usersPerStep) {
+        yield out;
+        out = new Outbox();
+      }
     }
+    yield out;
+  }
+
+  /** Keeps a user's changed state and lists it for the step's transaction. */
+  changed(key: string, state: UserState, out: Outbox): void {
+    this.users.set(key, state);
+    out.users.add(key);
   }
 
   /** Announces every computation whose value for the user differs from the one last announced. */
@@ -208,8 +246,9 @@ export class AudiencePartition {
       const delta = Number(isMember(computation, value)) - Number(isMember(computation, before));
       if (delta !== 0) this.members.set(computation.id, this.membersOf(computation.id) + delta);
       out.status.add(computation.id);
-      out.users.set(key, state);
-      out.announcements.push({ ...announcement, user: state });
+      this.changed(key, state, out);
+      const { sourceId, userId, anonymousId } = state;
+      out.announcements.push({ ...announcement, user: { sourceId, userId, anonymousId } });
     }
   }
 
@@ -218,7 +257,7 @@ export class AudiencePartition {
     const state = this.users.get(key);
     if (!state) return;
     this.users.delete(key);
-    out.users.set(key, null);
+    out.users.add(key);
     for (const [id, value] of Object.entries(state.announced)) {
       const computation = defs.get(id);
       if (!computation || !isMember(computation, value)) continue;

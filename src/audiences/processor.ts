@@ -14,6 +14,8 @@ import { Outbox, type ProcessorTime } from './partition';
 import { PartitionUnit, type UnitOptions } from './unit';
 
 const HOUR_MS = 3_600_000;
+/** Users changed per transaction of the periodic sync. */
+const SYNC_STEP_USERS = 10_000;
 
 export interface AudienceProcessorOptions {
   kafka: Kafka;
@@ -25,6 +27,10 @@ export interface AudienceProcessorOptions {
   groupId: string;
   syncIntervalMs: number;
   bucketMs: number;
+  /** Where the owned partitions' stores of user states go (HOOKLINE_AUDIENCE_STATE_DIR). */
+  stateDir: string;
+  /** Most user states held decoded in memory, shared evenly by the owned partitions. */
+  cacheUsers: number;
   sessionTimeoutMs: number;
   clock: Clock;
   logger: Logger;
@@ -33,7 +39,7 @@ export interface AudienceProcessorOptions {
 /**
  * The audience processor (role `audiences`): a consumer group on hookline.events and
  * hookline.audience-commands (partition n of both to one member) keeping the state of its
- * partitions' users in memory, announcing changes with identify calls. Each step (a fetched batch,
+ * partitions' users (on disk, a bounded number in memory), announcing changes with identify calls. Each step (a fetched batch,
  * a creation, a sync) is one Kafka transaction of its partition: state, identifies, status and
  * the consumed offset commit together or not at all.
  */
@@ -113,6 +119,7 @@ export class AudienceProcessor {
           unit.state.applyCommand(decodeCommand(m.value), defs, time, out);
         }
       }
+      unit.state.announceEvaluated(defs, time, out);
       const next = String(BigInt(last.offset) + 1n);
       // Nothing to write (no source of these events has a computation): a plain offset commit, as
       // exact as the transaction's and a third of its requests. Otherwise state and offset together.
@@ -188,10 +195,9 @@ export class AudienceProcessor {
       if (this.stopping) return;
       await this.withUnit(p, async (unit) => {
         await this.reconcile(unit);
-        const out = new Outbox();
         const time = this.time();
-        unit.state.resync(this.definitions(), time, out);
-        await unit.commit(out, time.nowMs);
+        for (const out of unit.state.resync(this.definitions(), time, SYNC_STEP_USERS))
+          await unit.commit(out, time.nowMs);
       }).catch((err) =>
         this.options.logger.error(
           { partition: p, err: errorMessage(err) },
@@ -218,6 +224,7 @@ export class AudienceProcessor {
         unit = await PartitionUnit.open(partition, this.definitions(), {
           ...this.options,
           transactionTimeoutMs: 60_000,
+          cacheUsers: Math.floor(this.options.cacheUsers / Math.max(1, this.assigned.length)),
         });
         this.units.set(partition, unit);
       }
@@ -259,6 +266,9 @@ export class AudienceProcessor {
     clearTimeout(this.soon);
     this.unsubscribe();
     await this.consumer.disconnect();
-    await Promise.all([...this.units.keys()].map((p) => this.locked(p, () => this.closeUnit(p))));
+    // A unit being opened now is not in `units` yet: its partition's lock is, and closing after it
+    // closes that unit too (its producer and store would otherwise outlive the processor).
+    const partitions = new Set([...this.units.keys(), ...this.locks.keys()]);
+    await Promise.all([...partitions].map((p) => this.locked(p, () => this.closeUnit(p))));
   }
 }

@@ -11,6 +11,7 @@ import type { Logger } from '../observability/logger';
 import { encodeJsonRecord } from '../records/audience-state';
 import type { EventCodec } from '../records/event';
 import { AudienceProcessor } from './processor';
+import { checkStateDir } from './state-disk';
 import { audienceRoutes } from './routes';
 import { startStatusIndex, type StatusBoard } from './status-index';
 import type { SyncPublisher } from './sync-route';
@@ -109,6 +110,7 @@ export async function startAudiences(options: AudiencesOptions): Promise<Audienc
       logger: log,
     });
     try {
+      checkStateDir(config.audiences.stateDir);
       await processor.start();
     } catch (err) {
       await status.stop();

@@ -8,7 +8,9 @@ import type { EventCodec } from '../records/event';
 import type { Definitions } from './definitions';
 import { outboxRecords, type OutboxTopics } from './outbox-records';
 import { AudiencePartition, type Outbox } from './partition';
+import { LmdbUserDisk } from './state-disk';
 import type { UserState } from './user-state';
+import { CachedUserStates } from './user-states';
 
 /** Most records in one produce request of a transaction. */
 const CHUNK = 2_000;
@@ -21,14 +23,21 @@ export interface UnitOptions {
   groupId: string;
   /** `<groupId>-<partition>` is the transactional id of a partition's producer. */
   transactionTimeoutMs: number;
+  /** Where the partition's store of user states goes (HOOKLINE_AUDIENCE_STATE_DIR). */
+  stateDir: string;
+  /** Most user states the partition holds decoded in memory; the rest are read from disk. */
+  cacheUsers: number;
   logger: Logger;
 }
 
 /**
- * One partition owned by this process: its users' state in memory and the transactional producer
- * that writes it. The producer's transactional id is the partition's, so a new owner (or this
- * process restarted) fences the previous one and aborts its unfinished transaction before it
- * reads the state: what it reads is exactly what was committed with the group's offsets.
+ * One partition owned by this process: its users' state (in a store on disk of its own, with a
+ * bounded cache) and the transactional producer that writes it. The producer's transactional id
+ * is the partition's, so a new owner (or this process restarted) fences the previous one and
+ * aborts its unfinished transaction before it reads the state: what it reads is exactly what was
+ * committed with the group's offsets. The store starts empty at every open and is filled from the
+ * state topic; a unit whose step failed is closed (store and all) and opened again, so the store
+ * never keeps a change of a transaction that did not commit.
  */
 export class PartitionUnit {
   /** The next offset of hookline.events to process on this partition. */
@@ -36,6 +45,7 @@ export class PartitionUnit {
 
   private constructor(
     readonly state: AudiencePartition,
+    private readonly users: CachedUserStates,
     private readonly producer: Producer,
     private readonly options: UnitOptions,
   ) {}
@@ -48,10 +58,15 @@ export class PartitionUnit {
       transactionTimeout: options.transactionTimeoutMs,
     });
     await producer.connect();
+    let users: CachedUserStates | undefined;
     try {
       // Fences the previous owner and ends its open transaction (kafkajs inits lazily).
       await (await producer.transaction()).abort();
-      const state = new AudiencePartition(partition);
+      users = new CachedUserStates({
+        disk: LmdbUserDisk.open(options.stateDir, partition),
+        cacheUsers: options.cacheUsers,
+      });
+      const state = new AudiencePartition(partition, users);
       await readPartition({
         kafka,
         admin,
@@ -73,7 +88,7 @@ export class PartitionUnit {
         },
       });
       state.recount(defs);
-      const unit = new PartitionUnit(state, producer, options);
+      const unit = new PartitionUnit(state, users, producer, options);
       unit.position = await committedOrFirst(admin, groupId, topics.events, partition);
       options.logger.info(
         { partition, users: state.users.size, live: state.live.size, position: unit.position },
@@ -81,6 +96,7 @@ export class PartitionUnit {
       );
       return unit;
     } catch (err) {
+      users?.close();
       await producer.disconnect().catch(() => undefined);
       throw err;
     }
@@ -92,14 +108,10 @@ export class PartitionUnit {
    */
   async commit(out: Outbox, nowMs: number, consumed?: { topic: string; offset: string }): Promise<void> {
     if (out.empty && !consumed) return;
-    const batches = outboxRecords(this.state, out, { ...this.options, nowMs });
     const transaction = await this.producer.transaction();
     try {
-      for (const batch of batches) {
-        for (let i = 0; i < batch.messages.length; i += CHUNK) {
-          await transaction.send({ topic: batch.topic, messages: batch.messages.slice(i, i + CHUNK) });
-        }
-      }
+      for (const batch of outboxRecords(this.state, out, { ...this.options, nowMs, chunk: CHUNK }))
+        await transaction.send(batch);
       if (consumed) {
         await transaction.sendOffsets({
           consumerGroupId: this.options.groupId,
@@ -124,6 +136,7 @@ export class PartitionUnit {
 
   async close(): Promise<void> {
     await this.producer.disconnect().catch(() => undefined);
+    this.users.close();
   }
 }
 

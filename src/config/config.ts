@@ -56,7 +56,7 @@ export interface Config {
     dlqIndexDir: string;
     dlqCacheEntries: number;
   };
-  audiences: { syncIntervalMs: number; bucketMs: number };
+  audiences: { syncIntervalMs: number; bucketMs: number; stateDir: string; cacheUsers: number };
 }
 
 /**
@@ -158,7 +158,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       dlqIndexDir: c.HOOKLINE_DLQ_INDEX_DIR,
       dlqCacheEntries: c.HOOKLINE_DLQ_CACHE_ENTRIES,
     },
-    audiences: { syncIntervalMs: c.HOOKLINE_AUDIENCE_SYNC_INTERVAL, bucketMs: c.HOOKLINE_AUDIENCE_BUCKET },
+    audiences: {
+      syncIntervalMs: c.HOOKLINE_AUDIENCE_SYNC_INTERVAL,
+      bucketMs: c.HOOKLINE_AUDIENCE_BUCKET,
+      stateDir: c.HOOKLINE_AUDIENCE_STATE_DIR,
+      cacheUsers: c.HOOKLINE_AUDIENCE_CACHE_USERS,
+    },
   };
 }
 

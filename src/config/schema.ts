@@ -221,6 +221,20 @@ export const envSchema = z.object({
    * cost memory per user (one count per bucket within the longest window).
    */
   HOOKLINE_AUDIENCE_BUCKET: envDurationMs().default(3_600_000),
+  /**
+   * Directory of the audience processor's stores of user state (one LMDB file per owned
+   * partition). Each is unlinked as soon as it is opened: nothing is left after the process exits,
+   * however it exits, and a partition's store is rebuilt from `<prefix>.audience-state` whenever
+   * the partition is assigned. Needs about the state topic's size of the owned partitions.
+   */
+  HOOKLINE_AUDIENCE_STATE_DIR: envString().default(os.tmpdir()),
+  /**
+   * User states the audience processor holds decoded in memory (shared evenly by the owned
+   * partitions); the others are read from disk when their users are active. About 1 KB (an hour
+   * of activity) to 5.5 KB (a busy day) each, plus up to 1,000 changed states per partition
+   * waiting to be written.
+   */
+  HOOKLINE_AUDIENCE_CACHE_USERS: envInt({ min: 0, max: 100_000_000 }).default(50_000),
 
   // --- Operations ---
   /** The attempt index (GET .../attempts) starts this far back in `<prefix>.attempts`. */

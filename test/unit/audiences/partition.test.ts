@@ -9,6 +9,8 @@ import {
 import type { Audience, ComputedTrait } from '../../../src/catalog';
 import type { HooklineEvent } from '../../../src/events/types';
 import type { AudienceCommand } from '../../../src/records/audience-state';
+import type { UserStates } from '../../../src/audiences/user-states';
+import { memoryDiskStates } from './memory-disk';
 
 const HOUR = 3_600_000;
 const T0 = Date.parse('2024-05-01T00:00:00.000Z');
@@ -57,167 +59,195 @@ const pro = audience('aud_pro', { trait: { name: 'plan', equals: 'pro' } });
 const buyers = audience('aud_buyers', { event: { name: 'Order Completed', withinHours: 2 } });
 const orders = trait('ctr_orders', { count: { event: 'Order Completed' } });
 
-/** A partition on which the given computations are created (no history), and an event applier. */
-function livePartition(defs: Definitions) {
-  const partition = new AudiencePartition(0);
-  for (const c of defs.all()) {
-    const creation = new Creation(partition, planCreation(partition, defs, c, HOUR), new Outbox());
-    creation.start();
-    creation.finish(time());
-  }
-  const apply = (event: HooklineEvent, at = time()) => {
-    const out = new Outbox();
-    partition.applyEvent(event, defs, at, out);
-    return out;
-  };
-  return { partition, apply };
-}
-const said = (out: Outbox) => out.announcements.map((a) => [a.user.userId, a.computation.id, a.value]);
+/** Where the tests keep user states: all in memory, or on a (fake) disk with no cache at all. */
+const stores: Array<[string, () => UserStates]> = [
+  ['in memory', () => new Map()],
+  ['on disk, nothing cached', () => memoryDiskStates({ cacheUsers: 0, writeBatchUsers: 1, pageUsers: 1 })],
+  ['on disk, cached', () => memoryDiskStates({ cacheUsers: 1_000 })],
+];
 
-describe('AudiencePartition', () => {
-  it('announces joins and leaves, once each; other sources are not kept', () => {
-    const defs = new Definitions([pro], []);
-    const { partition, apply } = livePartition(defs);
-    expect(said(apply(identify('u1', { plan: 'pro' })))).toEqual([['u1', 'aud_pro', true]]);
-    expect(said(apply(identify('u1', { plan: 'pro', name: 'x' })))).toEqual([]);
-    expect(said(apply(identify('u1', { plan: 'free' })))).toEqual([['u1', 'aud_pro', false]]);
-    expect(said(apply(identify('u2', { plan: 'free' })))).toEqual([]); // never a member: no false
-    expect(apply(identify('u9', { plan: 'pro' }, 'other')).empty).toBe(true);
-    expect([...partition.users.keys()].sort()).toEqual(['s:u1', 's:u2']);
-    expect(partition.membersOf('aud_pro')).toBe(0);
-  });
-
-  it('skips its own announcements (context.personas)', () => {
-    const own = {
-      ...identify('u1', { aud_pro: true }),
-      context: { personas: { computation_id: 'aud_pro' } },
+describe.each(stores)('users %s', (_name, newStates) => {
+  /** A partition on which the given computations are created (no history), and an event applier. */
+  function livePartition(defs: Definitions) {
+    const partition = new AudiencePartition(0, newStates());
+    for (const c of defs.all()) {
+      const creation = new Creation(partition, planCreation(partition, defs, c, HOUR), new Outbox());
+      creation.start();
+      creation.finish(time());
+    }
+    const apply = (event: HooklineEvent, at = time()) => {
+      const out = new Outbox();
+      partition.applyEvent(event, defs, at, out);
+      partition.announceEvaluated(defs, at, out);
+      return out;
     };
-    expect(isAnnouncement(own as HooklineEvent)).toBe(true);
-    expect(isAnnouncement(identify('u1', {}))).toBe(false);
-    const { partition, apply } = livePartition(new Definitions([pro], []));
-    expect(apply(own as HooklineEvent).empty).toBe(true);
-    expect(partition.users.size).toBe(0);
-  });
+    return { partition, apply };
+  }
+  const said = (out: Outbox) => out.announcements.map((a) => [a.user.userId, a.computation.id, a.value]);
 
-  it('computed traits: a value on first sight, then only changes', () => {
-    const defs = new Definitions([], [orders]);
-    const { apply } = livePartition(defs);
-    expect(said(apply(track('u1', 'Order Completed')))).toEqual([['u1', 'ctr_orders', 1]]);
-    expect(said(apply(track('u1', 'Cart Viewed')))).toEqual([]);
-    expect(said(apply(track('u1', 'Order Completed')))).toEqual([['u1', 'ctr_orders', 2]]);
-  });
+  describe('AudiencePartition', () => {
+    it('announces joins and leaves, once each; other sources are not kept', () => {
+      const defs = new Definitions([pro], []);
+      const { partition, apply } = livePartition(defs);
+      expect(said(apply(identify('u1', { plan: 'pro' })))).toEqual([['u1', 'aud_pro', true]]);
+      expect(said(apply(identify('u1', { plan: 'pro', name: 'x' })))).toEqual([]);
+      expect(said(apply(identify('u1', { plan: 'free' })))).toEqual([['u1', 'aud_pro', false]]);
+      expect(said(apply(identify('u2', { plan: 'free' })))).toEqual([]); // never a member: no false
+      expect(apply(identify('u9', { plan: 'pro' }, 'other')).empty).toBe(true);
+      expect([...partition.users.entries()].map(([key]) => key).sort()).toEqual(['s:u1', 's:u2']);
+      expect(partition.membersOf('aud_pro')).toBe(0);
+    });
 
-  it('the sync lets users leave windows as time passes, and prunes buckets', () => {
-    const defs = new Definitions([buyers], []);
-    const { partition, apply } = livePartition(defs);
-    expect(said(apply(track('u1', 'Order Completed')))).toEqual([['u1', 'aud_buyers', true]]);
-    const early = new Outbox();
-    partition.resync(defs, time(1), early);
-    expect(early.announcements).toEqual([]);
-    const late = new Outbox();
-    partition.resync(defs, time(4), late);
-    expect(said(late)).toEqual([['u1', 'aud_buyers', false]]);
-    expect(partition.users.get('s:u1')!.counters).toEqual({
-      [JSON.stringify(['Order Completed', null, null])]: { total: 1, buckets: {} },
+    it('skips its own announcements (context.personas)', () => {
+      const own = {
+        ...identify('u1', { aud_pro: true }),
+        context: { personas: { computation_id: 'aud_pro' } },
+      };
+      expect(isAnnouncement(own as HooklineEvent)).toBe(true);
+      expect(isAnnouncement(identify('u1', {}))).toBe(false);
+      const { partition, apply } = livePartition(new Definitions([pro], []));
+      expect(apply(own as HooklineEvent).empty).toBe(true);
+      expect(partition.users.size).toBe(0);
+    });
+
+    it('computed traits: a value on first sight, then only changes', () => {
+      const defs = new Definitions([], [orders]);
+      const { apply } = livePartition(defs);
+      expect(said(apply(track('u1', 'Order Completed')))).toEqual([['u1', 'ctr_orders', 1]]);
+      expect(said(apply(track('u1', 'Cart Viewed')))).toEqual([]);
+      expect(said(apply(track('u1', 'Order Completed')))).toEqual([['u1', 'ctr_orders', 2]]);
+    });
+
+    it('a user with several events in one step is evaluated once, after all of them', () => {
+      const defs = new Definitions([pro], [orders]);
+      const { partition } = livePartition(defs);
+      const out = new Outbox();
+      for (const e of [
+        track('u1', 'Order Completed'),
+        identify('u1', { plan: 'pro' }),
+        track('u1', 'Order Completed'),
+        identify('u1', { plan: 'free' }),
+        track('u1', 'Order Completed'),
+      ])
+        partition.applyEvent(e, defs, time(), out);
+      expect(out.announcements).toEqual([]);
+      partition.announceEvaluated(defs, time(), out);
+      expect(said(out)).toEqual([['u1', 'ctr_orders', 3]]); // pro and free again: no join, no leave
+      expect(out.evaluate.size).toBe(0);
+    });
+
+    it('the sync lets users leave windows as time passes, and prunes buckets', () => {
+      const defs = new Definitions([buyers], []);
+      const { partition, apply } = livePartition(defs);
+      expect(said(apply(track('u1', 'Order Completed')))).toEqual([['u1', 'aud_buyers', true]]);
+      const [early] = [...partition.resync(defs, time(1))];
+      expect(early!.announcements).toEqual([]);
+      const [late] = [...partition.resync(defs, time(4))];
+      expect(said(late!)).toEqual([['u1', 'aud_buyers', false]]);
+      expect(partition.users.get('s:u1')!.counters).toEqual({
+        [JSON.stringify(['Order Completed', null, null])]: { total: 1, buckets: {} },
+      });
+    });
+
+    it('a delete event removes the user and their counts', () => {
+      const defs = new Definitions([pro], []);
+      const { partition, apply } = livePartition(defs);
+      apply(identify('u1', { plan: 'pro' }));
+      expect(partition.membersOf('aud_pro')).toBe(1);
+      const out = apply({ ...base, type: 'delete', userId: 'u1', sourceId: 's' });
+      expect(out.users.has('s:u1')).toBe(true);
+      expect(partition.users.get('s:u1')).toBeUndefined();
+      expect(partition.users.size).toBe(0);
+      expect(partition.membersOf('aud_pro')).toBe(0);
+    });
+
+    it('synced audiences: a full list, a change; users left out of a full list leave', () => {
+      const crm = audience('aud_crm');
+      const defs = new Definitions([crm], []);
+      const { partition } = livePartition(defs);
+      const run = (c: Partial<AudienceCommand>) => {
+        const out = new Outbox();
+        const command = {
+          audienceId: 'aud_crm',
+          sourceId: 's',
+          syncId: 'x',
+          add: [],
+          remove: [],
+          full: false,
+          last: true,
+        };
+        partition.applyCommand({ ...command, ...c }, defs, time(), out);
+        return said(out).sort();
+      };
+      expect(run({ syncId: '1', full: true, add: ['a', 'b'] })).toEqual([
+        ['a', 'aud_crm', true],
+        ['b', 'aud_crm', true],
+      ]);
+      expect(run({ syncId: '2', full: true, add: ['b'], last: false })).toEqual([]);
+      expect(run({ syncId: '2', full: true, add: ['c'] })).toEqual([
+        ['a', 'aud_crm', false],
+        ['c', 'aud_crm', true],
+      ]);
+      expect(run({ syncId: '3', full: true, add: ['c', 'b'] })).toEqual([]);
+      expect(run({ add: ['d'], remove: ['b', 'nobody'] })).toEqual([
+        ['b', 'aud_crm', false],
+        ['d', 'aud_crm', true],
+      ]);
+      expect(partition.membersOf('aud_crm')).toBe(2);
+      expect(run({ audienceId: 'aud_unknown', add: ['e'] })).toEqual([]);
+    });
+
+    it('forgets deleted computations', () => {
+      const { partition } = livePartition(new Definitions([pro], []));
+      const out = new Outbox();
+      partition.forget(new Definitions([], []), out);
+      expect(partition.live.size).toBe(0);
+      expect(out.partitionChanged).toBe(true);
     });
   });
 
-  it('a delete event removes the user and their counts', () => {
-    const defs = new Definitions([pro], []);
-    const { partition, apply } = livePartition(defs);
-    apply(identify('u1', { plan: 'pro' }));
-    expect(partition.membersOf('aud_pro')).toBe(1);
-    const out = apply({ ...base, type: 'delete', userId: 'u1', sourceId: 's' });
-    expect(out.users.get('s:u1')).toBeNull();
-    expect(partition.membersOf('aud_pro')).toBe(0);
-  });
+  describe('creation', () => {
+    it('rebuilds from history: everything for a source with nothing live, only new counters otherwise', () => {
+      const defs = new Definitions([pro, buyers], [orders]);
+      const partition = new AudiencePartition(0, newStates());
+      const history = [
+        identify('u1', { plan: 'pro' }),
+        track('u1', 'Order Completed'),
+        track('u2', 'Order Completed'),
+      ];
 
-  it('synced audiences: a full list, a change; users left out of a full list leave', () => {
-    const crm = audience('aud_crm');
-    const defs = new Definitions([crm], []);
-    const { partition } = livePartition(defs);
-    const run = (c: Partial<AudienceCommand>) => {
+      const first = planCreation(partition, defs, defs.get('aud_pro')!, HOUR);
+      expect(first.full).toBe(true);
       const out = new Outbox();
-      const command = {
-        audienceId: 'aud_crm',
-        sourceId: 's',
-        syncId: 'x',
-        add: [],
-        remove: [],
-        full: false,
-        last: true,
-      };
-      partition.applyCommand({ ...command, ...c }, defs, time(), out);
-      return said(out).sort();
-    };
-    expect(run({ syncId: '1', full: true, add: ['a', 'b'] })).toEqual([
-      ['a', 'aud_crm', true],
-      ['b', 'aud_crm', true],
-    ]);
-    expect(run({ syncId: '2', full: true, add: ['b'], last: false })).toEqual([]);
-    expect(run({ syncId: '2', full: true, add: ['c'] })).toEqual([
-      ['a', 'aud_crm', false],
-      ['c', 'aud_crm', true],
-    ]);
-    expect(run({ syncId: '3', full: true, add: ['c', 'b'] })).toEqual([]);
-    expect(run({ add: ['d'], remove: ['b', 'nobody'] })).toEqual([
-      ['b', 'aud_crm', false],
-      ['d', 'aud_crm', true],
-    ]);
-    expect(partition.membersOf('aud_crm')).toBe(2);
-    expect(run({ audienceId: 'aud_unknown', add: ['e'] })).toEqual([]);
-  });
+      const creation = new Creation(partition, first, out);
+      creation.start();
+      for (const e of history) creation.apply(e, time());
+      creation.finish(time());
+      expect(said(out)).toEqual([['u1', 'aud_pro', true]]);
 
-  it('forgets deleted computations', () => {
-    const { partition } = livePartition(new Definitions([pro], []));
-    const out = new Outbox();
-    partition.forget(new Definitions([], []), out);
-    expect(partition.live.size).toBe(0);
-    expect(out.partitionChanged).toBe(true);
-  });
-});
+      const second = planCreation(partition, defs, defs.get('ctr_orders')!, HOUR);
+      expect(second.full).toBe(false);
+      expect(second.specs.counters.map((c) => c.event)).toEqual(['Order Completed']);
+      const out2 = new Outbox();
+      const c2 = new Creation(partition, second, out2);
+      c2.start();
+      for (const e of history) c2.apply(e, time());
+      c2.finish(time());
+      expect(said(out2).sort()).toEqual([
+        ['u1', 'ctr_orders', 1],
+        ['u2', 'ctr_orders', 1],
+      ]);
+      expect(partition.users.get('s:u1')!.traits).toEqual({ plan: 'pro' }); // not applied twice
 
-describe('creation', () => {
-  it('rebuilds from history: everything for a source with nothing live, only new counters otherwise', () => {
-    const defs = new Definitions([pro, buyers], [orders]);
-    const partition = new AudiencePartition(0);
-    const history = [
-      identify('u1', { plan: 'pro' }),
-      track('u1', 'Order Completed'),
-      track('u2', 'Order Completed'),
-    ];
-
-    const first = planCreation(partition, defs, defs.get('aud_pro')!, HOUR);
-    expect(first.full).toBe(true);
-    const out = new Outbox();
-    const creation = new Creation(partition, first, out);
-    creation.start();
-    for (const e of history) creation.apply(e, time());
-    creation.finish(time());
-    expect(said(out)).toEqual([['u1', 'aud_pro', true]]);
-
-    const second = planCreation(partition, defs, defs.get('ctr_orders')!, HOUR);
-    expect(second.full).toBe(false);
-    expect(second.specs.counters.map((c) => c.event)).toEqual(['Order Completed']);
-    const out2 = new Outbox();
-    const c2 = new Creation(partition, second, out2);
-    c2.start();
-    for (const e of history) c2.apply(e, time());
-    c2.finish(time());
-    expect(said(out2).sort()).toEqual([
-      ['u1', 'ctr_orders', 1],
-      ['u2', 'ctr_orders', 1],
-    ]);
-    expect(partition.users.get('s:u1')!.traits).toEqual({ plan: 'pro' }); // not applied twice
-
-    // The windowed audience reads the same counter over a window the total-only counter lacks.
-    const third = planCreation(partition, defs, defs.get('aud_buyers')!, HOUR);
-    expect(third.specs.counters).toHaveLength(1);
-    expect(needsHistory(third)).toBe(true);
-    const synced = new Definitions([audience('aud_sync')], []);
-    // A source with nothing live is read in full, even for a synced audience.
-    expect(needsHistory(planCreation(new AudiencePartition(1), synced, synced.get('aud_sync')!, HOUR))).toBe(
-      true,
-    );
+      // The windowed audience reads the same counter over a window the total-only counter lacks.
+      const third = planCreation(partition, defs, defs.get('aud_buyers')!, HOUR);
+      expect(third.specs.counters).toHaveLength(1);
+      expect(needsHistory(third)).toBe(true);
+      const synced = new Definitions([audience('aud_sync')], []);
+      // A source with nothing live is read in full, even for a synced audience.
+      expect(
+        needsHistory(planCreation(new AudiencePartition(1), synced, synced.get('aud_sync')!, HOUR)),
+      ).toBe(true);
+    });
   });
 });
