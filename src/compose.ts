@@ -223,6 +223,7 @@ export async function startApp(options: AppOptions): Promise<App> {
           groupId: `${config.topics.prefix}.router`,
           eventsTopic: topics.events,
           sessionTimeoutMs: config.kafka.sessionTimeoutMs,
+          fetchPartitionBytes: config.kafka.fetchPartitionBytes,
           metrics,
           logger: logger.child({ component: 'router' }),
         })
@@ -242,6 +243,7 @@ export async function startApp(options: AppOptions): Promise<App> {
           addressPolicy,
           rotationOverlapMs: config.signing.rotationOverlapMs,
           sessionTimeoutMs: config.kafka.sessionTimeoutMs,
+          fetchPartitionBytes: config.kafka.fetchPartitionBytes,
           metrics,
           clock,
           logger,

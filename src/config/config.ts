@@ -32,6 +32,7 @@ export interface Config {
       | undefined;
     ackTimeoutMs: number;
     sessionTimeoutMs: number;
+    fetchPartitionBytes: number;
   };
   registry: { url: string | undefined; username: string | undefined; password: string | undefined };
   topics: { prefix: string; create: boolean; partitions: number; replicationFactor: number };
@@ -120,6 +121,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         : undefined,
       ackTimeoutMs: c.HOOKLINE_KAFKA_ACK_TIMEOUT,
       sessionTimeoutMs: c.HOOKLINE_KAFKA_SESSION_TIMEOUT,
+      fetchPartitionBytes: c.HOOKLINE_KAFKA_FETCH_PARTITION_BYTES,
     },
     registry: {
       url: c.SCHEMA_REGISTRY_URL,

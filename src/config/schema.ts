@@ -139,6 +139,12 @@ export const envSchema = z.object({
    * broker's group.min.session.timeout.ms (6 s by default).
    */
   HOOKLINE_KAFKA_SESSION_TIMEOUT: envDurationMs().default(30_000),
+  /**
+   * Most bytes the router's and the worker's consumers fetch per partition in one request (kafkajs
+   * maxBytesPerPartition; a fetch holds at most 8× this). Fetched records wait in memory until
+   * handled, so this bounds memory while a backlog drains; a record larger than it is still fetched.
+   */
+  HOOKLINE_KAFKA_FETCH_PARTITION_BYTES: envInt({ min: 1_024, max: 64 * 1_048_576 }).default(131_072),
 
   // --- Routing and delivery ---
   /** A client's retry of the same messageId is routed once within this window (per process). */

@@ -64,7 +64,15 @@ export interface ConcurrentConsumerOptions {
    */
   sessionTimeoutMs?: number;
   maxWaitTimeInMs?: number;
+  /**
+   * Most bytes fetched per partition in one request (kafkajs maxBytesPerPartition; a fetch holds at
+   * most FETCH_PARTITIONS_PER_REQUEST × this). Unset: kafkajs' defaults (1 MB, 10 MB).
+   */
+  fetchPartitionBytes?: number;
 }
+
+/** A fetch carries at most this many partitions' worth of `fetchPartitionBytes`. */
+export const FETCH_PARTITIONS_PER_REQUEST = 8;
 
 /**
  * A consumer that works on many messages at once (no head-of-line blocking: a slow message does
@@ -94,6 +102,10 @@ export class ConcurrentConsumer {
       groupId: options.groupId,
       ...groupTimings(options.sessionTimeoutMs ?? 30_000),
       maxWaitTimeInMs: options.maxWaitTimeInMs ?? 100,
+      ...(options.fetchPartitionBytes !== undefined && {
+        maxBytesPerPartition: options.fetchPartitionBytes,
+        maxBytes: options.fetchPartitionBytes * FETCH_PARTITIONS_PER_REQUEST,
+      }),
       allowAutoTopicCreation: false,
       // Sticky: a rebalance moves only the partitions that must move (round robin: a group of older members).
       partitionAssigners: [stickyAssigner(() => this.busiestFirst()), PartitionAssigners.roundRobin],

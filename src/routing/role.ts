@@ -51,6 +51,8 @@ export interface RouterRoleOptions {
   groupId: string;
   eventsTopic: string;
   sessionTimeoutMs: number;
+  /** HOOKLINE_KAFKA_FETCH_PARTITION_BYTES. */
+  fetchPartitionBytes: number;
   metrics: Registry;
   logger: Logger;
 }
@@ -73,6 +75,7 @@ export async function startRouter(options: RouterRoleOptions): Promise<RouterRol
     topics: [options.eventsTopic],
     maxInFlight: 2_000,
     sessionTimeoutMs: options.sessionTimeoutMs,
+    fetchPartitionBytes: options.fetchPartitionBytes,
     logger: options.logger,
     metrics: options.metrics,
     // One user's events reach hookline.deliveries in the order they were accepted.
