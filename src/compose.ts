@@ -222,6 +222,7 @@ export async function startApp(options: AppOptions): Promise<App> {
           }),
           groupId: `${config.topics.prefix}.router`,
           eventsTopic: topics.events,
+          maxInFlight: config.routing.concurrency,
           sessionTimeoutMs: config.kafka.sessionTimeoutMs,
           fetchPartitionBytes: config.kafka.fetchPartitionBytes,
           metrics,

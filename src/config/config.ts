@@ -36,7 +36,7 @@ export interface Config {
   };
   registry: { url: string | undefined; username: string | undefined; password: string | undefined };
   topics: { prefix: string; create: boolean; partitions: number; replicationFactor: number };
-  routing: { dedupeWindowMs: number; dedupeMaxEntries: number };
+  routing: { dedupeWindowMs: number; dedupeMaxEntries: number; concurrency: number };
   delivery: {
     timeoutMs: number;
     workerConcurrency: number;
@@ -134,7 +134,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       partitions: c.HOOKLINE_TOPIC_PARTITIONS,
       replicationFactor: c.HOOKLINE_TOPIC_REPLICATION_FACTOR,
     },
-    routing: { dedupeWindowMs: c.HOOKLINE_DEDUPE_WINDOW, dedupeMaxEntries: c.HOOKLINE_DEDUPE_MAX_ENTRIES },
+    routing: {
+      dedupeWindowMs: c.HOOKLINE_DEDUPE_WINDOW,
+      dedupeMaxEntries: c.HOOKLINE_DEDUPE_MAX_ENTRIES,
+      concurrency: c.HOOKLINE_ROUTER_CONCURRENCY,
+    },
     delivery: {
       timeoutMs: c.HOOKLINE_DELIVERY_TIMEOUT,
       workerConcurrency: c.HOOKLINE_WORKER_CONCURRENCY,

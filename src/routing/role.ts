@@ -50,6 +50,8 @@ export interface RouterRoleOptions {
   /** `<prefix>.router`. */
   groupId: string;
   eventsTopic: string;
+  /** Events handled at once (HOOKLINE_ROUTER_CONCURRENCY). */
+  maxInFlight: number;
   sessionTimeoutMs: number;
   /** HOOKLINE_KAFKA_FETCH_PARTITION_BYTES. */
   fetchPartitionBytes: number;
@@ -73,7 +75,7 @@ export async function startRouter(options: RouterRoleOptions): Promise<RouterRol
     admin: options.admin,
     groupId: options.groupId,
     topics: [options.eventsTopic],
-    maxInFlight: 2_000,
+    maxInFlight: options.maxInFlight,
     sessionTimeoutMs: options.sessionTimeoutMs,
     fetchPartitionBytes: options.fetchPartitionBytes,
     logger: options.logger,

@@ -30,7 +30,11 @@ describe('loadConfig', () => {
     expect(config.ingest).toEqual({ concurrency: 16, queue: 1_000, queueTimeoutMs: 250 });
     expect(config.kafka.brokers).toBeUndefined();
     expect(config.kafka.fetchPartitionBytes).toBe(131_072);
-    expect(config.routing).toEqual({ dedupeWindowMs: 3_600_000, dedupeMaxEntries: 1_000_000 });
+    expect(config.routing).toEqual({
+      dedupeWindowMs: 3_600_000,
+      dedupeMaxEntries: 1_000_000,
+      concurrency: 300,
+    });
     expect(config.topics).toEqual({ prefix: 'hookline', create: true, partitions: 6, replicationFactor: -1 });
   });
 
