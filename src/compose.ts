@@ -225,7 +225,9 @@ export async function startApp(options: AppOptions): Promise<App> {
           }),
           groupId: `${config.topics.prefix}.router`,
           eventsTopic: topics.events,
+          maxInFlight: config.routing.concurrency,
           sessionTimeoutMs: config.kafka.sessionTimeoutMs,
+          fetchPartitionBytes: config.kafka.fetchPartitionBytes,
           metrics,
           logger: logger.child({ component: 'router' }),
         })
@@ -246,6 +248,7 @@ export async function startApp(options: AppOptions): Promise<App> {
           addressPolicy,
           rotationOverlapMs: config.signing.rotationOverlapMs,
           sessionTimeoutMs: config.kafka.sessionTimeoutMs,
+          fetchPartitionBytes: config.kafka.fetchPartitionBytes,
           metrics,
           clock,
           logger,

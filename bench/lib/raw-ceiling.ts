@@ -57,7 +57,7 @@ export async function measureRawCeiling(options: {
   if (!consumed.complete) throw new Error(`raw consume read ${consumed.count} of ${events} records`);
   const kafkaCeiling = perSecond(events, produced.elapsedMs + consumed.elapsedMs);
 
-  const payload = serialisePayload(normalizedEvent(options.sourceId, 'raw', 0));
+  const payload = webhookBody(options.sourceId);
   const posted = await postClosedLoop({
     url: options.url,
     concurrency: options.concurrency,
@@ -75,4 +75,9 @@ export async function measureRawCeiling(options: {
     httpCeiling,
     ceiling: Math.min(kafkaCeiling, httpCeiling),
   };
+}
+
+/** The body of the webhook Hookline delivers for one bench event of `sourceId` (as the router shapes it). */
+export function webhookBody(sourceId: string): string {
+  return serialisePayload(normalizedEvent(sourceId, 'raw', 0));
 }

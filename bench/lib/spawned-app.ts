@@ -11,36 +11,52 @@ import { pollUntil } from './wait';
 export interface SpawnedApp {
   baseUrl: string;
   prefix: string;
+  /** The process id of the primary (the only process with HOOKLINE_WORKERS=1). */
+  pid: number;
   source(name: string): Promise<{ id: string; writeKey: string }>;
   destination(sourceId: string, url: string, name: string): Promise<string>;
   /** CPU seconds (user + system) of the primary and its children so far (Linux /proc). */
   cpuSeconds(): number;
-  /** SIGTERM, wait for the exit, delete the prefix's topics. */
-  stop(): Promise<void>;
+  /** SIGTERM, wait for the exit, delete the prefix's topics (unless `keepTopics`: a restart follows). */
+  stop(options?: { keepTopics?: boolean }): Promise<void>;
+}
+
+export interface SpawnedAppOptions {
+  /** Names the prefix `bench-<scenario>-<random>` and the log lines. */
+  scenario: string;
+  /** HOOKLINE_WORKERS. */
+  workers: number;
+  /** Run the compiled `dist/src/main.js` (`npm run start:prod`; build it first) instead of src/main.ts. */
+  built?: boolean;
+  /** Reuse this prefix (a restart on the topics of an earlier start) instead of a fresh one. */
+  prefix?: string;
+  /** More Hookline settings (HOOKLINE_ROLES, ...); ctx.appEnv wins over them. */
+  env?: Record<string, string>;
 }
 
 const START_TIMEOUT_MS = 120_000;
 
-/** Starts src/main.ts with HOOKLINE_WORKERS=`workers` on a fresh prefix, all roles, HTTP on 127.0.0.1:0. */
-export async function startSpawnedApp(
-  ctx: BenchContext,
-  scenario: string,
-  workers: number,
-): Promise<SpawnedApp> {
-  const prefix = `bench-${scenario}-${randomBytes(3).toString('hex')}`;
-  const child = spawnHookline({
-    KAFKA_BROKERS: ctx.cluster.kafkaBrokers.join(','),
-    SCHEMA_REGISTRY_URL: ctx.cluster.schemaRegistryUrl,
-    HOOKLINE_WORKERS: String(workers),
-    HOOKLINE_TOPIC_PREFIX: prefix,
-    HOOKLINE_TOPIC_PARTITIONS: String(BENCH_PARTITIONS),
-    HOOKLINE_HTTP_PORT: '0',
-    HOOKLINE_HTTP_HOST: '127.0.0.1',
-    HOOKLINE_ADMIN_TOKEN: ADMIN_TOKEN,
-    HOOKLINE_SECRETS_KEY: TEST_SECRETS_KEY,
-    HOOKLINE_ALLOWED_NETWORKS: LOOPBACK_NETWORKS,
-    ...ctx.appEnv,
-  });
+/** Starts src/main.ts (or dist/) with HOOKLINE_WORKERS=`workers` on a fresh prefix, all roles by default, HTTP on 127.0.0.1:0. */
+export async function startSpawnedApp(ctx: BenchContext, options: SpawnedAppOptions): Promise<SpawnedApp> {
+  const { scenario, workers } = options;
+  const prefix = options.prefix ?? `bench-${scenario}-${randomBytes(3).toString('hex')}`;
+  const child = spawnHookline(
+    {
+      KAFKA_BROKERS: ctx.cluster.kafkaBrokers.join(','),
+      SCHEMA_REGISTRY_URL: ctx.cluster.schemaRegistryUrl,
+      HOOKLINE_WORKERS: String(workers),
+      HOOKLINE_TOPIC_PREFIX: prefix,
+      HOOKLINE_TOPIC_PARTITIONS: String(BENCH_PARTITIONS),
+      HOOKLINE_HTTP_PORT: '0',
+      HOOKLINE_HTTP_HOST: '127.0.0.1',
+      HOOKLINE_ADMIN_TOKEN: ADMIN_TOKEN,
+      HOOKLINE_SECRETS_KEY: TEST_SECRETS_KEY,
+      HOOKLINE_ALLOWED_NETWORKS: LOOPBACK_NETWORKS,
+      ...options.env,
+      ...ctx.appEnv,
+    },
+    { built: options.built },
+  );
   const baseUrl = await pollUntil(async () => /HTTP API\s+(http:\/\/\S+)/.exec(child.output.join(''))?.[1], {
     timeoutMs: START_TIMEOUT_MS,
     intervalMs: 200,
@@ -62,6 +78,7 @@ export async function startSpawnedApp(
   return {
     baseUrl,
     prefix,
+    pid: child.pid!,
     source: (name) => admin('/api/v1/sources', { name, enabled: true }),
     destination: async (sourceId, url, name) =>
       (
@@ -73,10 +90,10 @@ export async function startSpawnedApp(
         })
       ).id,
     cpuSeconds: () => treeCpuSeconds(child.pid!),
-    stop: async () => {
+    stop: async (stopOptions = {}) => {
       child.kill('SIGTERM');
       await exited(child);
-      await deleteTopics(ctx, prefix);
+      if (!stopOptions.keepTopics) await deleteTopics(ctx, prefix);
     },
   };
 }

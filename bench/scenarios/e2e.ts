@@ -2,7 +2,8 @@ import { BENCH_PARTITIONS, startBenchApp } from '../lib/app';
 import { formatStages, sampleStages } from '../lib/app-metrics';
 import { BATCH_SIZE, CLIENTS, deliverAndWait, warmUp } from '../lib/pipeline';
 import { formatSummary, startProfiler } from '../lib/profile';
-import { measureRawCeiling } from '../lib/raw-ceiling';
+import { CEILING_CONNECTIONS, measureCompiledCeiling } from '../lib/compiled-ceiling';
+import { measureRawCeiling, webhookBody } from '../lib/raw-ceiling';
 import { benchKafka, rawProducer } from '../lib/raw-kafka';
 import { check, scaled, type Scenario } from '../lib/scenario';
 import { perSecond } from '../lib/stats';
@@ -10,6 +11,8 @@ import { perSecond } from '../lib/stats';
 const EVENTS = 10_000;
 const WARM_UP_EVENTS = 1_000;
 const TARGET_RATIO = 0.6;
+/** Issue 16: e2e against the receiver's HTTP ceiling as a compiled load client measures it. */
+const COMPILED_TARGET_RATIO = 0.3;
 const DELIVERY_TIMEOUT_MS = 120_000;
 
 /** CPU ms spent on `count` items → µs per item. */
@@ -58,6 +61,14 @@ export const e2eScenario: Scenario = {
       ctx.log(
         `e2e: raw Kafka produce+consume ${Math.round(kafkaCeiling)}/s, raw POST ${Math.round(httpCeiling)}/s`,
       );
+      // (c) the same body to the same receiver from a compiled client with many connections.
+      const compiled = await measureCompiledCeiling({
+        url: url!,
+        body: webhookBody(source.id),
+        log: ctx.log,
+      });
+      if (compiled.ok)
+        ctx.log(`e2e: compiled client ${Math.round(compiled.ceiling.requestsPerSecond)} POST/s`);
 
       const profiler = ctx.profile ? await startProfiler(ctx.resultsDir) : undefined;
       const sampler = await sampleStages(app.app.parts.metrics);
@@ -82,6 +93,7 @@ export const e2eScenario: Scenario = {
         perEvent(consumed.cpuMs, events) +
         perEvent(posted.cpuMs, posted.sent);
       ctx.log(`e2e: delivered ${Math.round(delivered)}/s`);
+      if (!compiled.ok) notes.push(`(c) skipped: ${compiled.reason}`);
       notes.push(
         `per delivered event Hookline writes 3 records (event, task, attempt) and reads 2 (event, task); the Kafka ceiling is 1 write + 1 read`,
       );
@@ -112,6 +124,16 @@ export const e2eScenario: Scenario = {
             detail: `node:http, ${concurrency} sockets (the worker's per-destination concurrency)`,
           },
           { label: 'raw ceiling = min(a, b)', value: ceiling, unit: 'events/s' },
+          ...(compiled.ok
+            ? [
+                {
+                  label: '(c) compiled client POST (second baseline)',
+                  value: compiled.ceiling.requestsPerSecond,
+                  unit: 'POST/s',
+                  detail: `bench/ceiling (${compiled.ceiling.goVersion ?? 'Go'}), ${CEILING_CONNECTIONS} keep-alive connections, ${Math.round(compiled.ceiling.elapsedMs / 1_000)} s`,
+                },
+              ]
+            : []),
           {
             label: 'Hookline delivered',
             value: delivered,
@@ -142,7 +164,20 @@ export const e2eScenario: Scenario = {
             detail: `${perEvent(produced.cpuMs, events).toFixed(0)} + ${perEvent(consumed.cpuMs, events).toFixed(0)} + ${perEvent(posted.cpuMs, posted.sent).toFixed(0)}`,
           },
         ],
-        checks: [check('delivered/s ÷ raw ceiling', delivered / ceiling, '×', 'min', TARGET_RATIO)],
+        checks: [
+          check('delivered/s ÷ raw ceiling', delivered / ceiling, '×', 'min', TARGET_RATIO),
+          ...(compiled.ok
+            ? [
+                check(
+                  'delivered/s ÷ compiled-client HTTP ceiling',
+                  delivered / compiled.ceiling.requestsPerSecond,
+                  '×',
+                  'min',
+                  COMPILED_TARGET_RATIO,
+                ),
+              ]
+            : []),
+        ],
         notes,
       };
     } finally {

@@ -1,5 +1,6 @@
 import type { Scenario } from '../lib/scenario';
 import { audiencesScenario } from './audiences';
+import { backlogScenario } from './backlog';
 import { burstScenario } from './burst';
 import { e2eScenario } from './e2e';
 import { ingestScenario } from './ingest';
@@ -22,4 +23,5 @@ export const SCENARIOS: readonly Scenario[] = [
   retryLatenessScenario,
   producerScenario,
   audiencesScenario,
+  backlogScenario,
 ];

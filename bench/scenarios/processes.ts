@@ -38,7 +38,7 @@ export const processesScenario: Scenario = {
     const delivered = new Map<number, number>();
     let ceiling = Number.NaN;
     for (const workers of PROCESS_COUNTS) {
-      const app = await startSpawnedApp(ctx, `procs${workers}`, workers);
+      const app = await startSpawnedApp(ctx, { scenario: `procs${workers}`, workers });
       try {
         const source = await app.source('bench processes');
         await app.destination(source.id, url!, 'bench receiver');

@@ -32,10 +32,11 @@ export interface Config {
       | undefined;
     ackTimeoutMs: number;
     sessionTimeoutMs: number;
+    fetchPartitionBytes: number;
   };
   registry: { url: string | undefined; username: string | undefined; password: string | undefined };
   topics: { prefix: string; create: boolean; partitions: number; replicationFactor: number };
-  routing: { dedupeWindowMs: number; dedupeMaxEntries: number };
+  routing: { dedupeWindowMs: number; dedupeMaxEntries: number; concurrency: number };
   delivery: {
     timeoutMs: number;
     workerConcurrency: number;
@@ -120,6 +121,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         : undefined,
       ackTimeoutMs: c.HOOKLINE_KAFKA_ACK_TIMEOUT,
       sessionTimeoutMs: c.HOOKLINE_KAFKA_SESSION_TIMEOUT,
+      fetchPartitionBytes: c.HOOKLINE_KAFKA_FETCH_PARTITION_BYTES,
     },
     registry: {
       url: c.SCHEMA_REGISTRY_URL,
@@ -132,7 +134,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       partitions: c.HOOKLINE_TOPIC_PARTITIONS,
       replicationFactor: c.HOOKLINE_TOPIC_REPLICATION_FACTOR,
     },
-    routing: { dedupeWindowMs: c.HOOKLINE_DEDUPE_WINDOW, dedupeMaxEntries: c.HOOKLINE_DEDUPE_MAX_ENTRIES },
+    routing: {
+      dedupeWindowMs: c.HOOKLINE_DEDUPE_WINDOW,
+      dedupeMaxEntries: c.HOOKLINE_DEDUPE_MAX_ENTRIES,
+      concurrency: c.HOOKLINE_ROUTER_CONCURRENCY,
+    },
     delivery: {
       timeoutMs: c.HOOKLINE_DELIVERY_TIMEOUT,
       workerConcurrency: c.HOOKLINE_WORKER_CONCURRENCY,

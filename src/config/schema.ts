@@ -143,11 +143,22 @@ export const envSchema = z.object({
    * broker's group.min.session.timeout.ms (6 s by default).
    */
   HOOKLINE_KAFKA_SESSION_TIMEOUT: envDurationMs().default(30_000),
+  /**
+   * Most bytes the router's and the worker's consumers fetch per partition in one request (kafkajs
+   * maxBytesPerPartition; a fetch holds at most 8× this). Fetched records wait in memory until
+   * handled, so this bounds memory while a backlog drains; a record larger than it is still fetched.
+   */
+  HOOKLINE_KAFKA_FETCH_PARTITION_BYTES: envInt({ min: 1_024, max: 64 * 1_048_576 }).default(131_072),
 
   // --- Routing and delivery ---
   /** A client's retry of the same messageId is routed once within this window (per process). */
   HOOKLINE_DEDUPE_WINDOW: envDurationMs().default(3_600_000),
   HOOKLINE_DEDUPE_MAX_ENTRIES: envInt({ min: 0, max: 100_000_000 }).default(1_000_000),
+  /**
+   * Events one router process handles at once (decoded, waiting for their tasks to be on Kafka).
+   * Bounds the router's memory and its share of the event loop while it works through a backlog.
+   */
+  HOOKLINE_ROUTER_CONCURRENCY: envInt({ min: 1, max: 100_000 }).default(300),
   /** A receiver must answer within this time (the spec's 5 seconds). */
   HOOKLINE_DELIVERY_TIMEOUT: envDurationMs().default(5_000),
   /** Delivery tasks handled at once by one worker process. */

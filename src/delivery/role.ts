@@ -52,6 +52,8 @@ export interface DeliveryWorkerOptions {
   /** After a Standard Webhooks secret changes, the previous one also signs for this long. */
   rotationOverlapMs: number;
   sessionTimeoutMs: number;
+  /** HOOKLINE_KAFKA_FETCH_PARTITION_BYTES. */
+  fetchPartitionBytes: number;
   metrics: Registry;
   clock: Clock;
   logger: Logger;
@@ -133,6 +135,7 @@ export async function startDeliveryWorker(options: DeliveryWorkerOptions): Promi
     maxInFlight: delivery.workerConcurrency,
     drainTimeoutMs: delivery.timeoutMs * 5 + 5_000,
     sessionTimeoutMs: options.sessionTimeoutMs,
+    fetchPartitionBytes: options.fetchPartitionBytes,
     metrics: options.metrics,
   };
   const consumer = new ConcurrentConsumer({

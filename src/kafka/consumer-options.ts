@@ -62,4 +62,21 @@ export interface ConcurrentConsumerOptions {
    */
   sessionTimeoutMs?: number;
   maxWaitTimeInMs?: number;
+  /**
+   * Most bytes fetched per partition in one request (kafkajs maxBytesPerPartition; a fetch holds at
+   * most FETCH_PARTITIONS_PER_REQUEST × this). Unset: kafkajs' defaults (1 MB, 10 MB).
+   */
+  fetchPartitionBytes?: number;
+}
+
+/** A fetch carries at most this many partitions' worth of `fetchPartitionBytes`. */
+export const FETCH_PARTITIONS_PER_REQUEST = 8;
+
+/** kafkajs's fetch bounds for a per-partition byte bound; none (its defaults) when unset. */
+export function fetchSizes(partitionBytes: number | undefined): {
+  maxBytesPerPartition?: number;
+  maxBytes?: number;
+} {
+  if (partitionBytes === undefined) return {};
+  return { maxBytesPerPartition: partitionBytes, maxBytes: partitionBytes * FETCH_PARTITIONS_PER_REQUEST };
 }

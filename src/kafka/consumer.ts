@@ -8,7 +8,7 @@ import { committedPoint } from './committed';
 import { PartitionOffsets, pendingCommits } from './offset-tracker';
 import { groupTimings } from './group-timings';
 import { stickyAssigner } from './sticky-assigner';
-import type { ConcurrentConsumerOptions, ConsumedMessage } from './consumer-options';
+import { fetchSizes, type ConcurrentConsumerOptions, type ConsumedMessage } from './consumer-options';
 
 export type { ConcurrentConsumerOptions, ConsumedMessage, MessageHandler } from './consumer-options';
 
@@ -46,6 +46,7 @@ export class ConcurrentConsumer {
       groupId: options.groupId,
       ...groupTimings(options.sessionTimeoutMs ?? 30_000),
       maxWaitTimeInMs: options.maxWaitTimeInMs ?? 100,
+      ...fetchSizes(options.fetchPartitionBytes),
       allowAutoTopicCreation: false,
       // Sticky: a rebalance moves only the partitions that must move (round robin: a group of older members).
       partitionAssigners: [stickyAssigner(() => this.busiestFirst()), PartitionAssigners.roundRobin],

@@ -1,27 +1,51 @@
+import { hash } from 'node:crypto';
 import type { Clock } from '../core/clock';
 
 export interface DedupeWindowOptions {
   /** How long a messageId is remembered. */
   windowMs: number;
-  /** Upper bound of remembered ids; the oldest are forgotten first. */
+  /** Upper bound of remembered ids; the oldest are forgotten first. 0 remembers none. */
   maxEntries: number;
   clock: Clock;
 }
+
+const EMPTY = -1;
+const INITIAL_CAPACITY = 1_024;
 
 /**
  * Remembers recently routed message ids so that a client's retry of the same event (same
  * source and messageId) is routed once. In memory and per process: after a rebalance or a
  * restart a duplicate can get through, and delivery stays at-least-once.
+ *
+ * Memory is about 24 bytes an id, whatever the id's length (issue 16: a Map of the id strings
+ * took ~150 MB for the default 1,000,000 ids): each id is kept as 64 bits of its SHA-256 in typed
+ * arrays, a ring in claim order (oldest first) with an open-addressing index over it. Two ids
+ * share 64 bits with a probability of about n² / 2^65 (3 × 10^-8 for a full window of 1,000,000);
+ * that would route the second once less, which the hash being cryptographic keeps beyond reach of
+ * a client that picks its own messageIds. The ring grows by doubling up to `maxEntries`; a
+ * released claim (rare: its routing failed) keeps its place until the ring is full, which then
+ * compacts it away, so exactly the `maxEntries` newest claims are kept, as a Map of them would.
  */
 export class DedupeWindow {
-  /** Insertion-ordered: the first entry is the oldest. */
-  private readonly seen = new Map<string, number>();
+  private capacity = 0;
+  /** The ring: 64-bit digest (high, low word) and claim time; a released claim's time is NaN. */
+  private hi = new Uint32Array(0);
+  private lo = new Uint32Array(0);
+  private at = new Float64Array(0);
+  private head = 0;
+  private length = 0;
+  private live = 0;
+  /** Open addressing, linear probing: ring positions, or EMPTY. A power of two, at least twice the ring. */
+  private slots = new Int32Array(0);
+  private mask = 0;
 
-  constructor(private readonly options: DedupeWindowOptions) {}
+  constructor(private readonly options: DedupeWindowOptions) {
+    this.resize(Math.min(INITIAL_CAPACITY, options.maxEntries));
+  }
 
   has(key: string): boolean {
     this.evict();
-    return this.seen.has(key);
+    return this.find(key) !== EMPTY;
   }
 
   /**
@@ -29,25 +53,122 @@ export class DedupeWindow {
    * handled at the same time cannot both pass; `release` undoes a claim whose routing failed.
    */
   claim(key: string): boolean {
-    if (this.has(key)) return false;
-    this.seen.set(key, this.options.clock.now());
     this.evict();
+    const [h, l] = digest(key);
+    if (this.slotOf(h, l) !== EMPTY) return false;
+    if (this.options.maxEntries === 0) return true;
+    if (this.length === this.capacity) {
+      if (this.live < this.length)
+        this.resize(this.capacity); // released claims leave the ring
+      else if (this.capacity < this.options.maxEntries)
+        this.resize(Math.min(this.capacity * 2, this.options.maxEntries));
+      else this.dropOldest();
+    }
+    const pos = (this.head + this.length) % this.capacity;
+    this.hi[pos] = h;
+    this.lo[pos] = l;
+    this.at[pos] = this.options.clock.now();
+    this.length++;
+    this.live++;
+    this.insertSlot(pos);
     return true;
   }
 
   release(key: string): void {
-    this.seen.delete(key);
+    const slot = this.find(key);
+    if (slot === EMPTY) return;
+    this.at[this.slots[slot]!] = Number.NaN; // stays in the ring until it is the oldest
+    this.deleteSlot(slot);
+    this.live--;
   }
 
   get size(): number {
-    return this.seen.size;
+    return this.live;
   }
 
   private evict(): void {
     const oldestAllowed = this.options.clock.now() - this.options.windowMs;
-    for (const [key, at] of this.seen) {
-      if (at >= oldestAllowed && this.seen.size <= this.options.maxEntries) break;
-      this.seen.delete(key);
+    while (this.length > 0) {
+      const at = this.at[this.head]!;
+      if (at >= oldestAllowed) break; // NaN (released) compares false: dropped too
+      this.dropOldest();
     }
   }
+
+  private dropOldest(): void {
+    const pos = this.head;
+    if (!Number.isNaN(this.at[pos]!)) {
+      let slot = this.lo[pos]! & this.mask;
+      while (this.slots[slot] !== pos) slot = (slot + 1) & this.mask;
+      this.deleteSlot(slot);
+      this.live--;
+    }
+    this.head = (this.head + 1) % this.capacity;
+    this.length--;
+  }
+
+  private find(key: string): number {
+    const [h, l] = digest(key);
+    return this.slotOf(h, l);
+  }
+
+  private slotOf(h: number, l: number): number {
+    if (this.capacity === 0) return EMPTY;
+    for (let slot = l & this.mask; ; slot = (slot + 1) & this.mask) {
+      const pos = this.slots[slot]!;
+      if (pos === EMPTY) return EMPTY;
+      if (this.hi[pos] === h && this.lo[pos] === l) return slot;
+    }
+  }
+
+  private insertSlot(pos: number): void {
+    let slot = this.lo[pos]! & this.mask;
+    while (this.slots[slot] !== EMPTY) slot = (slot + 1) & this.mask;
+    this.slots[slot] = pos;
+  }
+
+  /** Backward-shift deletion: later entries of the probe run move up, so no tombstones are needed. */
+  private deleteSlot(slot: number): void {
+    let hole = slot;
+    for (let next = (hole + 1) & this.mask; this.slots[next] !== EMPTY; next = (next + 1) & this.mask) {
+      const home = this.lo[this.slots[next]!]! & this.mask;
+      if (((next - home) & this.mask) >= ((next - hole) & this.mask)) {
+        this.slots[hole] = this.slots[next]!;
+        hole = next;
+      }
+    }
+    this.slots[hole] = EMPTY;
+  }
+
+  /** A ring of `capacity` holding the live entries in order (released ones dropped), and a new index. */
+  private resize(capacity: number): void {
+    const hi = new Uint32Array(capacity);
+    const lo = new Uint32Array(capacity);
+    const at = new Float64Array(capacity);
+    let n = 0;
+    for (let i = 0; i < this.length; i++) {
+      const pos = (this.head + i) % this.capacity;
+      if (Number.isNaN(this.at[pos]!)) continue;
+      hi[n] = this.hi[pos]!;
+      lo[n] = this.lo[pos]!;
+      at[n++] = this.at[pos]!;
+    }
+    this.hi = hi;
+    this.lo = lo;
+    this.at = at;
+    this.capacity = capacity;
+    this.head = 0;
+    this.length = this.live = n;
+    let size = 1;
+    while (size < capacity * 2) size *= 2;
+    this.slots = new Int32Array(capacity === 0 ? 0 : size).fill(EMPTY);
+    this.mask = size - 1;
+    for (let pos = 0; pos < n; pos++) this.insertSlot(pos);
+  }
+}
+
+/** 64 bits of the key's SHA-256, as two unsigned 32-bit words. */
+function digest(key: string): [number, number] {
+  const bytes = hash('sha256', key, 'buffer');
+  return [bytes.readUInt32LE(0), bytes.readUInt32LE(4)];
 }

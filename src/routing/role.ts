@@ -50,7 +50,11 @@ export interface RouterRoleOptions {
   /** `<prefix>.router`. */
   groupId: string;
   eventsTopic: string;
+  /** Events handled at once (HOOKLINE_ROUTER_CONCURRENCY). */
+  maxInFlight: number;
   sessionTimeoutMs: number;
+  /** HOOKLINE_KAFKA_FETCH_PARTITION_BYTES. */
+  fetchPartitionBytes: number;
   metrics: Registry;
   logger: Logger;
 }
@@ -71,8 +75,9 @@ export async function startRouter(options: RouterRoleOptions): Promise<RouterRol
     admin: options.admin,
     groupId: options.groupId,
     topics: [options.eventsTopic],
-    maxInFlight: 2_000,
+    maxInFlight: options.maxInFlight,
     sessionTimeoutMs: options.sessionTimeoutMs,
+    fetchPartitionBytes: options.fetchPartitionBytes,
     logger: options.logger,
     metrics: options.metrics,
     // One user's events reach hookline.deliveries in the order they were accepted.

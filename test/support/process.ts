@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 
 const ROOT = path.resolve(__dirname, '../..');
@@ -6,7 +7,8 @@ const ROOT = path.resolve(__dirname, '../..');
 /**
  * Runs `src/main.ts` (what `npm start` runs) as a real child process, in one process (no tsx
  * wrapper), so that a signal sent to it reaches Hookline itself; with `built`, the compiled
- * `dist/src/main.js` of `npm run build` instead, as the image runs it. An `undefined` value unsets
+ * `dist/src/main.js` of `npm run build` instead, with the node flags of `npm run start:prod`, as the
+ * image runs it. An `undefined` value unsets
  * a variable of this process's environment. One process (HOOKLINE_WORKERS=1) unless `env` says
  * otherwise, so a signal or SIGKILL hits Hookline itself, not a primary of children.
  */
@@ -14,9 +16,7 @@ export function spawnHookline(
   env: Record<string, string | undefined>,
   options: { built?: boolean } = {},
 ): ChildProcess & { output: string[] } {
-  const args = options.built
-    ? [path.join(ROOT, 'dist/src/main.js')]
-    : ['--require', 'tsx/cjs', 'src/main.ts'];
+  const args = options.built ? startProdArgs() : ['--require', 'tsx/cjs', 'src/main.ts'];
   const child = spawn(process.execPath, args, {
     cwd: ROOT,
     env: { ...process.env, HOOKLINE_LOG_LEVEL: 'warn', HOOKLINE_WORKERS: '1', ...env },
@@ -26,6 +26,17 @@ export function spawnHookline(
   child.stdout!.on('data', (d: Buffer) => child.output.push(d.toString()));
   child.stderr!.on('data', (d: Buffer) => child.output.push(d.toString()));
   return child;
+}
+
+/** The arguments `npm run start:prod` gives node (its V8 flags and dist/src/main.js), so `built` runs exactly that. */
+function startProdArgs(): string[] {
+  const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
+    scripts: Record<string, string>;
+  };
+  const [command, ...args] = pkg.scripts['start:prod']!.split(/\s+/);
+  if (command !== 'node')
+    throw new Error(`start:prod does not start with node: ${pkg.scripts['start:prod']}`);
+  return args.map((arg) => (arg.endsWith('.js') ? path.join(ROOT, arg) : arg));
 }
 
 export function exited(child: ChildProcess): Promise<number | null> {

@@ -27,6 +27,8 @@ export interface DelayConsumerOptions {
   maxInFlight: number;
   drainTimeoutMs: number;
   sessionTimeoutMs: number;
+  /** HOOKLINE_KAFKA_FETCH_PARTITION_BYTES. */
+  fetchPartitionBytes: number;
   metrics: Registry;
   clock: Clock;
   logger: Logger;
@@ -58,6 +60,7 @@ export async function startDelayConsumer(options: DelayConsumerOptions): Promise
     notBefore: dueAtOf,
     clock,
     sessionTimeoutMs: options.sessionTimeoutMs,
+    fetchPartitionBytes: options.fetchPartitionBytes,
     logger,
     metrics: options.metrics,
     handler: taskHandler({

@@ -29,6 +29,12 @@ describe('loadConfig', () => {
     expect(config.roles).toEqual(['ingest', 'router', 'worker', 'audiences']);
     expect(config.ingest).toEqual({ concurrency: 16, queue: 1_000, queueTimeoutMs: 250 });
     expect(config.kafka.brokers).toBeUndefined();
+    expect(config.kafka.fetchPartitionBytes).toBe(131_072);
+    expect(config.routing).toEqual({
+      dedupeWindowMs: 3_600_000,
+      dedupeMaxEntries: 1_000_000,
+      concurrency: 300,
+    });
     expect(config.topics).toEqual({ prefix: 'hookline', create: true, partitions: 6, replicationFactor: -1 });
   });
 
@@ -80,6 +86,7 @@ describe('loadConfig', () => {
     [{ HOOKLINE_ROLES: 'ingest,mailer' }, 'HOOKLINE_ROLES'],
     [{ HOOKLINE_LOG_LEVEL: 'loud' }, 'HOOKLINE_LOG_LEVEL'],
     [{ HOOKLINE_KAFKA_ACK_TIMEOUT: 'soon' }, 'HOOKLINE_KAFKA_ACK_TIMEOUT'],
+    [{ HOOKLINE_KAFKA_FETCH_PARTITION_BYTES: '100' }, 'HOOKLINE_KAFKA_FETCH_PARTITION_BYTES'],
     [{ HOOKLINE_RETRY_SCHEDULE: '10s,1m,30s' }, 'HOOKLINE_RETRY_SCHEDULE'],
     [{ HOOKLINE_RETRY_SCHEDULE: '10s,often' }, 'HOOKLINE_RETRY_SCHEDULE'],
     [{ HOOKLINE_RETRY_CUTOFF: '4 hours' }, 'HOOKLINE_RETRY_CUTOFF'],

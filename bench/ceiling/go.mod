@@ -1,0 +1,3 @@
+module hookline.dev/bench/ceiling
+
+go 1.21
