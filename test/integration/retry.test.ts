@@ -57,9 +57,10 @@ describe('retries through delay topics', () => {
     expect(dead).toHaveLength(1);
     const task = dead[0]!;
     expect(task).toMatchObject({ destinationId, messageId: 'm-cutoff', deadLetterReason: 'retry_cutoff' });
-    // Attempts at ≈0, 0.3, 0.9, 1.5; the next would be at ≈2.1 s > the 2 s cutoff.
+    // Attempts at ≈0, 0.3, 0.9, 1.5 on a quiet machine (the next would be at ≈2.1 s > the 2 s
+    // cutoff); fewer fit when retries start late under load, but the first retry always does.
     expect(task.attempts).toBe(r.requests.length);
-    expect(task.attempts).toBeGreaterThanOrEqual(3);
+    expect(task.attempts).toBeGreaterThanOrEqual(2);
     expect(task.history.map((h) => h.result)).toEqual(Array(task.attempts).fill('http_5xx'));
     // The cutoff bounds when the last retry is due, not when it starts (it may start late).
     expect(task.dueAtMs! - task.firstAttemptAtMs!).toBeLessThanOrEqual(2_000);
