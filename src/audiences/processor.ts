@@ -4,18 +4,23 @@ import type { Clock } from '../core/clock';
 import { UndecodableRecordError, errorMessage } from '../core/errors';
 import type { HooklineEvent } from '../events/types';
 import { CoPartitionedAssigner } from '../kafka/co-partitioned-assigner';
-import { readPartition } from '../kafka/partition-reader';
 import type { Logger } from '../observability/logger';
 import { decodeCommand } from '../records/audience-state';
 import type { EventCodec } from '../records/event';
-import { Creation, needsHistory, planCreation } from './creation';
+import { createOnPartition } from './creation-step';
 import { Definitions } from './definitions';
 import { Outbox, type ProcessorTime } from './partition';
 import { PartitionUnit, type UnitOptions } from './unit';
+import { UnitPool } from './unit-pool';
 
 const HOUR_MS = 3_600_000;
 /** Users changed per transaction of the periodic sync. */
 const SYNC_STEP_USERS = 10_000;
+/**
+ * Most users a partition's applied inputs may touch before they are evaluated and committed,
+ * interval or not: bounds what a flush holds (their keys) and writes in one transaction.
+ */
+const FLUSH_USERS = 10_000;
 
 export interface AudienceProcessorOptions {
   kafka: Kafka;
@@ -26,6 +31,11 @@ export interface AudienceProcessorOptions {
   /** `<prefix>.audiences`: the consumer group, and the start of each partition's transactional id. */
   groupId: string;
   syncIntervalMs: number;
+  /**
+   * How long inputs are applied before the users they touched are evaluated and the whole is
+   * committed (HOOKLINE_AUDIENCE_EVALUATE_INTERVAL); 0: after every fetched batch.
+   */
+  evaluateIntervalMs: number;
   bucketMs: number;
   /** Where the owned partitions' stores of user states go (HOOKLINE_AUDIENCE_STATE_DIR). */
   stateDir: string;
@@ -39,17 +49,19 @@ export interface AudienceProcessorOptions {
 /**
  * The audience processor (role `audiences`): a consumer group on hookline.events and
  * hookline.audience-commands (partition n of both to one member) keeping the state of its
- * partitions' users (on disk, a bounded number in memory), announcing changes with identify calls. Each step (a fetched batch,
- * a creation, a sync) is one Kafka transaction of its partition: state, identifies, status and
- * the consumed offset commit together or not at all.
+ * partitions' users (on disk, a bounded number in memory), announcing changes with identify calls.
+ * Inputs are applied as they are fetched; every `evaluateIntervalMs` (a flush) the users they
+ * touched are evaluated once and state, identifies, status and the consumed offsets commit in one
+ * Kafka transaction of the partition, together or not at all. A creation and a sync are
+ * transactions of their own, after a flush.
  */
 export class AudienceProcessor {
   private readonly consumer: Consumer;
-  private readonly units = new Map<number, PartitionUnit>();
-  private readonly locks = new Map<number, Promise<void>>();
+  private readonly pool: UnitPool;
   private assigned: number[] = [];
   private defs: Definitions | undefined;
   private timer: NodeJS.Timeout | undefined;
+  private flushTimer: NodeJS.Timeout | undefined;
   private soon: NodeJS.Timeout | undefined;
   private stopping = false;
   private readonly unsubscribe: () => void;
@@ -63,10 +75,23 @@ export class AudienceProcessor {
       allowAutoTopicCreation: false,
       partitionAssigners: [CoPartitionedAssigner],
     });
+    this.pool = new UnitPool({
+      open: (partition) =>
+        PartitionUnit.open(partition, this.definitions(), {
+          ...this.options,
+          transactionTimeoutMs: 60_000,
+          cacheUsers: Math.floor(this.options.cacheUsers / Math.max(1, this.assigned.length)),
+        }),
+      rewind: (partition, offsets) => {
+        for (const { topic, offset } of offsets) this.consumer.seek({ topic, partition, offset });
+      },
+      logger: options.logger,
+    });
     this.consumer.on(this.consumer.events.GROUP_JOIN, ({ payload }) => {
-      // Another member may have owned a partition meanwhile: every unit is reloaded.
+      // Another member may have owned a partition meanwhile: every unit is reloaded, and what was
+      // applied and not committed is dropped (the consumer starts again from the committed offsets).
       this.assigned = [...(payload.memberAssignment[topics.events] ?? [])];
-      for (const p of [...this.units.keys()]) void this.locked(p, () => this.closeUnit(p));
+      for (const p of this.pool.open()) void this.pool.close(p);
       this.tickSoon();
     });
     this.unsubscribe = options.catalog.onChange((change) => {
@@ -77,7 +102,7 @@ export class AudienceProcessor {
   }
 
   async start(): Promise<void> {
-    const { topics } = this.options;
+    const { topics, evaluateIntervalMs } = this.options;
     await this.consumer.connect();
     await this.consumer.subscribe({ topics: [topics.events, topics.commands], fromBeginning: true });
     await this.consumer.run({
@@ -87,6 +112,10 @@ export class AudienceProcessor {
       eachBatch: (payload) => this.onBatch(payload),
     });
     this.timer = setInterval(() => void this.tick(), this.options.syncIntervalMs);
+    if (evaluateIntervalMs > 0) {
+      const checkMs = Math.min(1_000, Math.max(10, evaluateIntervalMs / 4));
+      this.flushTimer = setInterval(() => void this.flushDue(), checkMs);
+    }
   }
 
   private definitions(): Definitions {
@@ -98,38 +127,78 @@ export class AudienceProcessor {
     return { nowMs: this.options.clock.now(), hourMs: HOUR_MS, bucketMs: this.options.bucketMs };
   }
 
+  /** Applies a fetched batch; evaluated and committed by the next flush (at once without an interval). */
   private async onBatch({ batch, resolveOffset, heartbeat, isRunning, isStale }: EachBatchPayload) {
     const last = batch.messages[batch.messages.length - 1];
     if (!last) return;
-    await this.withUnit(batch.partition, async (unit) => {
+    const { topic, partition } = batch;
+    await this.pool.withUnit(partition, async (unit) => {
       if (!isRunning() || isStale() || this.stopping) return;
       await this.reconcile(unit);
       const defs = this.definitions();
       const time = this.time();
-      const out = new Outbox();
-      const isEvents = batch.topic === this.options.topics.events;
+      const { progress } = unit;
+      const out = progress.pending;
+      const isEvents = topic === this.options.topics.events;
       // No computation anywhere and no user state kept: nothing an event could change, so the
       // events are not even decoded (the cost of the role on a deployment without audiences).
       const idle = isEvents && defs.all().length === 0 && unit.state.users.size === 0;
       for (const m of idle ? [] : batch.messages) {
+        if (progress.isApplied(topic, m.offset)) continue;
         if (isEvents) {
-          const event = await this.decodeEvent(m, batch.partition);
+          const event = await this.decodeEvent(m, partition);
           if (event) unit.state.applyEvent(event, defs, time, out);
         } else if (m.value) {
           unit.state.applyCommand(decodeCommand(m.value), defs, time, out);
         }
       }
-      unit.state.announceEvaluated(defs, time, out);
-      const next = String(BigInt(last.offset) + 1n);
-      // Nothing to write (no source of these events has a computation): a plain offset commit, as
-      // exact as the transaction's and a third of its requests. Otherwise state and offset together.
-      if (out.empty)
-        await this.consumer.commitOffsets([{ topic: batch.topic, partition: batch.partition, offset: next }]);
-      else await unit.commit(out, time.nowMs, { topic: batch.topic, offset: next });
-      if (isEvents) unit.position = next;
+      const changed = !out.empty || out.evaluate.size > 0;
+      progress.applied(topic, String(BigInt(last.offset) + 1n), time.nowMs, changed);
       resolveOffset(last.offset);
+      this.options.logger.debug(
+        { partition, topic, next: progress.nextOf(topic), users: out.evaluate.size },
+        'audience inputs applied, not evaluated yet',
+      );
+      if (
+        progress.due(time.nowMs, this.options.evaluateIntervalMs) ||
+        Math.max(out.evaluate.size, out.users.size) >= FLUSH_USERS
+      )
+        await this.flush(unit);
     });
     await heartbeat();
+  }
+
+  /** Evaluates and commits what the unit applied since its last flush. */
+  private flush(unit: PartitionUnit): Promise<void> {
+    const partition = unit.state.partition;
+    return unit.flush(this.definitions(), this.time(), (offsets) =>
+      this.consumer.commitOffsets(offsets.map(({ topic, offset }) => ({ topic, partition, offset }))),
+    );
+  }
+
+  /**
+   * The evaluation interval: every open unit whose flush is due (progress.ts `due`; `all`: every
+   * unit with inputs applied since its last flush, as a stop does).
+   */
+  private async flushDue(all = false): Promise<void> {
+    const intervalMs = all ? 0 : this.options.evaluateIntervalMs;
+    const flushIfDue = async (unit: PartitionUnit) => {
+      if (unit.progress.due(this.options.clock.now(), intervalMs)) await this.flush(unit);
+    };
+    await Promise.all(
+      this.pool
+        .open()
+        .map((p) =>
+          this.pool
+            .ifOpen(p, flushIfDue)
+            .catch((err) =>
+              this.options.logger.error(
+                { partition: p, err: errorMessage(err) },
+                'audience flush failed; its inputs are applied again',
+              ),
+            ),
+        ),
+    );
   }
 
   private async decodeEvent(m: KafkaMessage, partition: number): Promise<HooklineEvent | undefined> {
@@ -146,7 +215,10 @@ export class AudienceProcessor {
     }
   }
 
-  /** Creates new computations on the partition (history read, first members announced), drops deleted ones. */
+  /**
+   * Creates new computations on the partition (history read, first members announced), drops
+   * deleted ones. A creation reads the state: what was applied before it is flushed first.
+   */
   private async reconcile(unit: PartitionUnit): Promise<void> {
     const defs = this.definitions();
     const dropped = new Outbox();
@@ -154,38 +226,14 @@ export class AudienceProcessor {
     await unit.commit(dropped, this.options.clock.now());
     for (const computation of defs.all()) {
       if (unit.state.live.has(computation.id) || this.stopping) continue;
-      const plan = planCreation(unit.state, defs, computation, HOUR_MS);
-      const out = new Outbox();
-      const creation = new Creation(unit.state, plan, out);
-      creation.start();
-      const time = this.time();
-      if (needsHistory(plan)) {
-        await readPartition({
-          kafka: this.options.kafka,
-          admin: this.options.admin,
-          topic: this.options.topics.events,
-          partition: unit.state.partition,
-          end: unit.position,
-          groupIdPrefix: `${this.options.groupId}.history`,
-          logger: this.options.logger,
-          onRecords: async (messages) => {
-            for (const m of messages) {
-              const event = await this.decodeEvent(m, unit.state.partition);
-              if (event) creation.apply(event, time);
-            }
-          },
-        });
-      }
-      creation.finish(this.time());
-      await unit.commit(out, time.nowMs);
-      this.options.logger.info(
-        {
-          computationId: computation.id,
-          partition: unit.state.partition,
-          members: unit.state.membersOf(computation.id),
-        },
-        'audience computation live on partition',
-      );
+      await this.flush(unit);
+      await createOnPartition(unit, defs, computation, {
+        ...this.options,
+        eventsTopic: this.options.topics.events,
+        hourMs: HOUR_MS,
+        time: () => this.time(),
+        decode: (m) => this.decodeEvent(m, unit.state.partition),
+      });
     }
   }
 
@@ -193,17 +241,20 @@ export class AudienceProcessor {
   private async tick(): Promise<void> {
     for (const p of this.assigned) {
       if (this.stopping) return;
-      await this.withUnit(p, async (unit) => {
-        await this.reconcile(unit);
-        const time = this.time();
-        for (const out of unit.state.resync(this.definitions(), time, SYNC_STEP_USERS))
-          await unit.commit(out, time.nowMs);
-      }).catch((err) =>
-        this.options.logger.error(
-          { partition: p, err: errorMessage(err) },
-          'audience sync failed; retried next time',
-        ),
-      );
+      await this.pool
+        .withUnit(p, async (unit) => {
+          await this.reconcile(unit);
+          await this.flush(unit);
+          const time = this.time();
+          for (const out of unit.state.resync(this.definitions(), time, SYNC_STEP_USERS))
+            await unit.commit(out, time.nowMs);
+        })
+        .catch((err) =>
+          this.options.logger.error(
+            { partition: p, err: errorMessage(err) },
+            'audience sync failed; retried next time',
+          ),
+        );
     }
   }
 
@@ -215,60 +266,24 @@ export class AudienceProcessor {
     }, 50);
   }
 
-  /** Runs work on a partition's unit (opened if needed), one at a time per partition. */
-  private withUnit(partition: number, work: (unit: PartitionUnit) => Promise<void>): Promise<void> {
-    return this.locked(partition, async () => {
-      if (this.stopping) return;
-      let unit = this.units.get(partition);
-      if (!unit) {
-        unit = await PartitionUnit.open(partition, this.definitions(), {
-          ...this.options,
-          transactionTimeoutMs: 60_000,
-          cacheUsers: Math.floor(this.options.cacheUsers / Math.max(1, this.assigned.length)),
-        });
-        this.units.set(partition, unit);
-      }
-      try {
-        await work(unit);
-      } catch (err) {
-        // Memory may hold a half-applied step that was not committed: reload from the topics.
-        await this.closeUnit(partition);
-        throw err;
-      }
-    });
-  }
-
-  private locked(partition: number, work: () => Promise<void>): Promise<void> {
-    const previous = this.locks.get(partition) ?? Promise.resolve();
-    const current = previous.then(work, work);
-    const settled = current.catch(() => undefined);
-    this.locks.set(partition, settled);
-    void settled.then(() => {
-      if (this.locks.get(partition) === settled) this.locks.delete(partition);
-    });
-    return current;
-  }
-
-  private async closeUnit(partition: number): Promise<void> {
-    const unit = this.units.get(partition);
-    this.units.delete(partition);
-    await unit?.close();
-  }
-
-  /** Member counts of this process's partitions (tests, diagnostics). */
+  /** Partitions whose unit is open in this process (tests, diagnostics). */
   ownedPartitions(): number[] {
-    return [...this.units.keys()];
+    return this.pool.open();
   }
 
+  /**
+   * Stops after committing what was applied (a graceful stop leaves nothing to apply again),
+   * then leaves the group and closes every unit, one being opened included.
+   */
   async stop(): Promise<void> {
     this.stopping = true;
     clearInterval(this.timer);
+    clearInterval(this.flushTimer);
     clearTimeout(this.soon);
     this.unsubscribe();
+    await this.flushDue(true);
+    this.pool.closed = true;
     await this.consumer.disconnect();
-    // A unit being opened now is not in `units` yet: its partition's lock is, and closing after it
-    // closes that unit too (its producer and store would otherwise outlive the processor).
-    const partitions = new Set([...this.units.keys(), ...this.locks.keys()]);
-    await Promise.all([...partitions].map((p) => this.locked(p, () => this.closeUnit(p))));
+    await Promise.all(this.pool.partitions().map((p) => this.pool.close(p)));
   }
 }

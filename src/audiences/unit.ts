@@ -7,7 +7,8 @@ import { decodeStateRecord } from '../records/audience-state';
 import type { EventCodec } from '../records/event';
 import type { Definitions } from './definitions';
 import { outboxRecords, type OutboxTopics } from './outbox-records';
-import { AudiencePartition, type Outbox } from './partition';
+import { AudiencePartition, type Outbox, type ProcessorTime } from './partition';
+import { InputProgress, type TopicOffset } from './progress';
 import { LmdbUserDisk } from './state-disk';
 import type { UserState } from './user-state';
 import { CachedUserStates } from './user-states';
@@ -37,18 +38,22 @@ export interface UnitOptions {
  * aborts its unfinished transaction before it reads the state: what it reads is exactly what was
  * committed with the group's offsets. The store starts empty at every open and is filled from the
  * state topic; a unit whose step failed is closed (store and all) and opened again, so the store
- * never keeps a change of a transaction that did not commit.
+ * never keeps a change of a transaction that did not commit. Inputs are applied batch after batch
+ * and committed together by `flush` (progress.ts).
  */
 export class PartitionUnit {
-  /** The next offset of hookline.events to process on this partition. */
-  position = '0';
-
   private constructor(
     readonly state: AudiencePartition,
+    readonly progress: InputProgress,
     private readonly users: CachedUserStates,
     private readonly producer: Producer,
     private readonly options: UnitOptions,
   ) {}
+
+  /** The next offset of hookline.events to apply on this partition. */
+  get position(): string {
+    return this.progress.nextOf(this.options.topics.events) ?? '0';
+  }
 
   static async open(partition: number, defs: Definitions, options: UnitOptions): Promise<PartitionUnit> {
     const { kafka, admin, topics, groupId } = options;
@@ -88,8 +93,13 @@ export class PartitionUnit {
         },
       });
       state.recount(defs);
-      const unit = new PartitionUnit(state, users, producer, options);
-      unit.position = await committedOrFirst(admin, groupId, topics.events, partition);
+      const committed = await Promise.all(
+        [topics.events, topics.commands].map(async (topic) => ({
+          topic,
+          offset: await committedOrFirst(admin, groupId, topic, partition),
+        })),
+      );
+      const unit = new PartitionUnit(state, new InputProgress(committed), users, producer, options);
       options.logger.info(
         { partition, users: state.users.size, live: state.live.size, position: unit.position },
         'audience partition loaded',
@@ -103,24 +113,40 @@ export class PartitionUnit {
   }
 
   /**
-   * Writes one step atomically: the outbox's records and, when given, the consumed offsets of the
-   * group (so the step is done exactly once: a crash before the commit re-does all of it).
+   * Evaluates the users the inputs applied since the last flush touched (each once, after all of
+   * them), and commits what they changed with their offsets: one transaction, or a plain commit of
+   * the offsets (`commitOffsets`) when they changed nothing.
    */
-  async commit(out: Outbox, nowMs: number, consumed?: { topic: string; offset: string }): Promise<void> {
-    if (out.empty && !consumed) return;
+  async flush(
+    defs: Definitions,
+    time: ProcessorTime,
+    commitOffsets: (offsets: TopicOffset[]) => Promise<void>,
+  ): Promise<void> {
+    const { progress } = this;
+    if (!progress.uncommitted) return;
+    const out = progress.pending;
+    this.state.announceEvaluated(defs, time, out);
+    const offsets = progress.toCommit();
+    if (out.empty) await commitOffsets(offsets);
+    else await this.commit(out, time.nowMs, offsets);
+    progress.committedNow();
+  }
+
+  /**
+   * Writes one step atomically: the outbox's records and the consumed offsets of the group, if
+   * any (so the step is done exactly once: a crash before the commit re-does all of it).
+   */
+  async commit(out: Outbox, nowMs: number, consumed: TopicOffset[] = []): Promise<void> {
+    if (out.empty && consumed.length === 0) return;
     const transaction = await this.producer.transaction();
     try {
       for (const batch of outboxRecords(this.state, out, { ...this.options, nowMs, chunk: CHUNK }))
         await transaction.send(batch);
-      if (consumed) {
+      if (consumed.length > 0) {
+        const partition = this.state.partition;
         await transaction.sendOffsets({
           consumerGroupId: this.options.groupId,
-          topics: [
-            {
-              topic: consumed.topic,
-              partitions: [{ partition: this.state.partition, offset: consumed.offset }],
-            },
-          ],
+          topics: consumed.map(({ topic, offset }) => ({ topic, partitions: [{ partition, offset }] })),
         });
       }
       await transaction.commit();

@@ -57,7 +57,13 @@ export interface Config {
     dlqIndexDir: string;
     dlqCacheEntries: number;
   };
-  audiences: { syncIntervalMs: number; bucketMs: number; stateDir: string; cacheUsers: number };
+  audiences: {
+    syncIntervalMs: number;
+    evaluateIntervalMs: number;
+    bucketMs: number;
+    stateDir: string;
+    cacheUsers: number;
+  };
 }
 
 /**
@@ -166,6 +172,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     audiences: {
       syncIntervalMs: c.HOOKLINE_AUDIENCE_SYNC_INTERVAL,
+      evaluateIntervalMs: c.HOOKLINE_AUDIENCE_EVALUATE_INTERVAL,
       bucketMs: c.HOOKLINE_AUDIENCE_BUCKET,
       stateDir: c.HOOKLINE_AUDIENCE_STATE_DIR,
       cacheUsers: c.HOOKLINE_AUDIENCE_CACHE_USERS,

@@ -228,6 +228,16 @@ export const envSchema = z.object({
    */
   HOOKLINE_AUDIENCE_SYNC_INTERVAL: envDurationMs().default(600_000),
   /**
+   * How long the audience processor applies events before it evaluates the users they touched and
+   * commits (state, identifies, offsets in one transaction per partition; sooner once 10,000 users
+   * of a partition wait). A user is announced at most once per computation per interval, with the
+   * latest value: a count going 3 → 4 → 5 announces 5, a join and a leave within it send nothing.
+   * Longer: fewer identifies for busy users (each is delivered like an event); shorter: less
+   * latency. 30 s is Kafka Streams' default commit interval, over which its record caches coalesce
+   * per-key updates the same way. `0`: after every fetched batch.
+   */
+  HOOKLINE_AUDIENCE_EVALUATE_INTERVAL: envDurationMs().default(30_000),
+  /**
    * The time bucket of window counts: an event leaves a window up to this late. Smaller buckets
    * cost memory per user (one count per bucket within the longest window).
    */

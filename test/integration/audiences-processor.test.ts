@@ -7,7 +7,7 @@ import { startReceiver, type Receiver } from '../support/receiver';
 /**
  * The audience processor end to end: events sent with the real Segment client, identifies
  * delivered to a real receiver through the normal path (routing, delivery), with windows and the
- * sync scaled down (a 100 ms bucket, a 300 ms sync).
+ * sync scaled down (a 100 ms bucket, a 300 ms sync, evaluated every 100 ms).
  */
 type Json = any; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -15,7 +15,11 @@ let app: TestApp;
 let receiver: Receiver;
 
 beforeAll(async () => {
-  app = await startTestApp({ HOOKLINE_AUDIENCE_SYNC_INTERVAL: '300ms', HOOKLINE_AUDIENCE_BUCKET: '100ms' });
+  app = await startTestApp({
+    HOOKLINE_AUDIENCE_SYNC_INTERVAL: '300ms',
+    HOOKLINE_AUDIENCE_BUCKET: '100ms',
+    HOOKLINE_AUDIENCE_EVALUATE_INTERVAL: '100ms',
+  });
   receiver = await startReceiver();
 });
 
