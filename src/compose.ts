@@ -22,6 +22,7 @@ import { EventPublisher } from './ingest/publisher';
 import { registerTrackingRoutes } from './ingest/routes';
 import { BatchingProducer } from './kafka/batching-producer';
 import { connectWhenReachable, createKafka, producerSettings } from './kafka/client';
+import type { BrokerOutageWatch } from './kafka/outage';
 import { ensureTopics, topicNames, type TopicNames } from './kafka/topics';
 import { createLogger, type Logger } from './observability/logger';
 import { createMetricsRegistry } from './observability/metrics';
@@ -43,6 +44,8 @@ export interface AppOptions {
   clock?: Clock;
   /** A child of HOOKLINE_WORKERS: serves the whole group's /metrics and readiness (cluster-worker.ts). */
   joinGroup?: (metrics: Registry) => WorkerGroupView;
+  /** Told what the Kafka client logs, so that a failed start-up can tell a broker outage (main.ts). */
+  outage?: BrokerOutageWatch;
 }
 
 /** The shared parts the roles were built from; for tests, the bench and diagnostics, not for roles. */
@@ -113,6 +116,7 @@ export async function startApp(options: AppOptions): Promise<App> {
       ssl: config.kafka.ssl,
       sasl: config.kafka.sasl,
       logger,
+      outage: options.outage,
     });
     const connectedAdmin = kafka.admin();
     await connectWhenReachable(connectedAdmin, logger, 'kafka admin');

@@ -11,8 +11,10 @@ import { announceStarted, isWorkerChild, joinWorkerGroup, setMetricAggregators }
 import { startApp, type App, type ClusterAddress } from './compose';
 import { loadConfig, workerCount, type Config } from './config/config';
 import { ConfigError } from './core/errors';
+import { BrokerOutageWatch } from './kafka/outage';
 import { createLogger, type Logger } from './observability/logger';
 import { SecretKeyring } from './security/secrets';
+import { startThroughOutage } from './start-up';
 
 /** A cluster to run on, and how to let go of it when Hookline stops. */
 export interface Cluster extends ClusterAddress {
@@ -95,11 +97,15 @@ export async function run(options: RunOptions): Promise<void> {
 
   // Kept as a promise so that a signal during start-up can wait for it: the roles start one
   // after another, and the worker may already be consuming and delivering before the rest is up.
-  const starting = startApp({
-    config,
-    cluster,
+  // A broker outage during start-up is waited out (start-up.ts), not a reason to exit.
+  const outage = new BrokerOutageWatch();
+  let signalled = () => false;
+  const starting = startThroughOutage({
+    start: () =>
+      startApp({ config, cluster, logger, outage, joinGroup: isWorkerChild() ? joinWorkerGroup : undefined }),
+    outage,
+    stopping: () => signalled(),
     logger,
-    joinGroup: isWorkerChild() ? joinWorkerGroup : undefined,
   });
   const stopping = onSignal(logger, async () => {
     // A signal during start-up stops what start-up started, once it has: consumers already
@@ -109,6 +115,7 @@ export async function run(options: RunOptions): Promise<void> {
     await started?.stop();
     await cluster.stop();
   });
+  signalled = stopping;
 
   let app: App;
   try {

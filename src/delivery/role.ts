@@ -146,6 +146,7 @@ export async function startDeliveryWorker(options: DeliveryWorkerOptions): Promi
     handler: taskHandler({ avro, deadLetters, logger, handle: (task) => dispatcher.submit(task) }),
   });
   await consumer.start();
+  // Start-up may run again in this process (start-up.ts): a failure here stops what started.
   const delayConsumer = await startDelayConsumer({
     ...consumerSettings,
     admin: options.admin,
@@ -158,6 +159,12 @@ export async function startDeliveryWorker(options: DeliveryWorkerOptions): Promi
     scheduleMs: retry.scheduleMs,
     clock,
     logger: options.logger.child({ component: 'retry' }),
+  }).catch(async (err: unknown) => {
+    executor.stop();
+    await consumer.stop();
+    clearInterval(sweeper);
+    client.close();
+    throw err;
   });
   return {
     dispatcher,

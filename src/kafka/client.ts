@@ -11,6 +11,7 @@ import {
 import type { Config } from '../config/config';
 import { retryTransient } from '../core/backoff';
 import type { Logger } from '../observability/logger';
+import type { BrokerOutageWatch } from './outage';
 
 export interface KafkaClientOptions {
   brokers: string[];
@@ -18,6 +19,8 @@ export interface KafkaClientOptions {
   ssl?: boolean;
   sasl?: Config['kafka']['sasl'];
   logger: Logger;
+  /** Told every kafkajs log message, to notice brokers going away (start-up uses it, see outage.ts). */
+  outage?: Pick<BrokerOutageWatch, 'observe'>;
 }
 
 const LEVELS: Record<number, 'error' | 'warn' | 'info' | 'debug'> = {
@@ -40,6 +43,7 @@ export function createKafka(options: KafkaClientOptions): Kafka {
       () =>
       ({ level, log: entry }: LogEntry) => {
         const { message, ...rest } = entry;
+        options.outage?.observe(message);
         // kafkajs logs every retried request at error level while a broker restarts; keep them
         // visible but not alarming.
         log[LEVELS[level] ?? 'info']({ namespace: rest.logger, ...rest }, message);

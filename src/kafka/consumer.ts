@@ -7,6 +7,7 @@ import { startLagMonitor } from './lag';
 import { committedPoint } from './committed';
 import { PartitionOffsets, pendingCommits } from './offset-tracker';
 import { groupTimings } from './group-timings';
+import { KeyChains } from './key-chains';
 import { stickyAssigner } from './sticky-assigner';
 import { fetchSizes, type ConcurrentConsumerOptions, type ConsumedMessage } from './consumer-options';
 
@@ -30,8 +31,8 @@ export class ConcurrentConsumer {
   private committing: Promise<void> = Promise.resolve();
   private stopping = false;
   private readonly resumeTimers = new Set<NodeJS.Timeout>();
-  /** Per partition and key: the last message handled or waiting (keyOrdered). */
-  private readonly keyChains = new Map<string, Promise<void>>();
+  /** Per partition and key, messages one after another (keyOrdered). */
+  private readonly keyChains = new KeyChains();
   private readonly clock: Clock;
   /** The partitions the group gave this member at its last join. */
   private assigned: { topic: string; partition: number }[] = [];
@@ -74,15 +75,22 @@ export class ConcurrentConsumer {
 
   async start(): Promise<void> {
     const { topics, fromBeginning = true } = this.options;
-    if (!this.options.admin) await this.admin.connect();
-    await this.consumer.connect();
-    await this.consumer.subscribe({ topics, fromBeginning });
-    await this.consumer.run({
-      autoCommit: false,
-      eachBatchAutoResolve: false,
-      partitionsConsumedConcurrently: 8,
-      eachBatch: (payload) => this.onBatch(payload),
-    });
+    try {
+      if (!this.options.admin) await this.admin.connect();
+      await this.consumer.connect();
+      await this.consumer.subscribe({ topics, fromBeginning });
+      await this.consumer.run({
+        autoCommit: false,
+        eachBatchAutoResolve: false,
+        partitionsConsumedConcurrently: 8,
+        eachBatch: (payload) => this.onBatch(payload),
+      });
+    } catch (err) {
+      // Start-up may run again in this process (start-up.ts): leave no client connected behind.
+      await this.consumer.disconnect().catch(() => undefined);
+      if (!this.options.admin) await this.admin.disconnect().catch(() => undefined);
+      throw err;
+    }
     this.commitTimer = setInterval(() => void this.commit(), this.options.commitIntervalMs ?? 500);
     if (this.options.admin) {
       this.lagMonitor = startLagMonitor({
@@ -138,7 +146,9 @@ export class ConcurrentConsumer {
       this.inFlight++;
       const consumed = { topic: batch.topic, partition: batch.partition, message };
       if (this.options.keyOrdered && message.key)
-        this.runAfterSameKey(`${key}:${message.key.toString('latin1')}`, consumed, tracker, offset);
+        this.keyChains.run(`${key}:${message.key.toString('latin1')}`, () =>
+          this.run(consumed, tracker, offset),
+        );
       else void this.run(consumed, tracker, offset);
     }
     await heartbeat();
@@ -170,20 +180,6 @@ export class ConcurrentConsumer {
         await sleep(backoffDelayMs(attempt));
       }
     }
-  }
-
-  private runAfterSameKey(
-    chainKey: string,
-    consumed: ConsumedMessage,
-    tracker: PartitionOffsets,
-    offset: number,
-  ): void {
-    const previous = this.keyChains.get(chainKey) ?? Promise.resolve();
-    const current = previous.then(() => this.run(consumed, tracker, offset)); // run() never rejects
-    this.keyChains.set(chainKey, current);
-    void current.then(() => {
-      if (this.keyChains.get(chainKey) === current) this.keyChains.delete(chainKey);
-    });
   }
 
   private pauseUntil(dueAtMs: number, pause: () => () => void): void {

@@ -1,7 +1,7 @@
 import { createLogger } from '../../src/observability/logger';
 import { formatDuplicateCauses } from '../../tools/chaos/duplicates';
 import { SHORT_PROFILE } from '../../tools/chaos/profiles';
-import { summaryLine } from '../../tools/chaos/report';
+import { summaryLine, taskCopiesLine } from '../../tools/chaos/report';
 import { runChaos } from '../../tools/chaos/scenario';
 
 /**
@@ -34,6 +34,7 @@ test('chaos: worker SIGKILLs and a broker kill -9 lose no event', async () => {
   });
   log(summaryLine(result));
   log(formatDuplicateCauses(result.duplicateCauses, result.startedMs));
+  log(taskCopiesLine(result));
   // A process started while the broker is down exits and is started again: shown, not a failure.
   for (const exit of result.unexpectedExits)
     log(

@@ -9,7 +9,7 @@ import pino from 'pino';
 import { createLogger } from '../../src/observability/logger';
 import { formatDuplicateCauses } from './duplicates';
 import { LONG_PROFILE, SHORT_PROFILE, type ChaosProfile } from './profiles';
-import { formatTable, summaryLine } from './report';
+import { formatTable, summaryLine, taskCopiesLine } from './report';
 import { runChaos } from './scenario';
 
 function parseArgs(argv: string[]): ChaosProfile {
@@ -42,6 +42,7 @@ async function main(): Promise<number> {
   const result = await runChaos({ ...profile, logger, log });
   process.stdout.write(`\n${formatTable(result)}\n\n${summaryLine(result)}\n`);
   process.stdout.write(`${formatDuplicateCauses(result.duplicateCauses, result.startedMs)}\n`);
+  process.stdout.write(`${taskCopiesLine(result)}\n`);
   for (const exit of result.unexpectedExits)
     process.stdout.write(`unexpected exit of ${exit.name} (code ${exit.code}):\n${exit.outputTail}\n`);
   if (result.undecodableDeadLetters > 0)

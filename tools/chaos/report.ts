@@ -66,3 +66,14 @@ export function formatTable(result: ChaosResult): string {
       .trimEnd();
   return [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
 }
+
+/**
+ * The tasks routed more than once, per destination that got any: each such copy is delivered
+ * again, so that many of the destination's duplicates come from routing, not from the workers.
+ */
+export function taskCopiesLine(result: Pick<ChaosResult, 'taskCopies'>): string {
+  const copies = result.taskCopies.filter((c) => c.extra > 0);
+  const total = copies.reduce((n, c) => n + c.extra, 0);
+  const each = copies.map((c) => `${c.name} ${c.extra}`).join(', ');
+  return `tasks routed more than once (extra copies on the deliveries topic): ${total}${each ? ` (${each})` : ''}`;
+}

@@ -9,6 +9,7 @@ import { tally, type Ledger } from './ledger';
 import { sendEvents } from './load';
 import { startMonkey, type MonkeyCounts } from './monkey';
 import { startChaosReceivers, type ChaosDestination, type ReceiverPlan } from './receivers';
+import { countTaskCopies } from './task-copies';
 
 export interface ChaosOptions {
   events: number;
@@ -59,6 +60,8 @@ export interface ChaosResult {
    * log prints, so that the times of `duplicateCauses` read on the same clock.
    */
   startedMs: number;
+  /** Per destination: tasks on the deliveries topic beyond the first copy (routed more than once). */
+  taskCopies: { name: string; extra: number }[];
 }
 
 const ADMIN_TOKEN = `chaos-${randomBytes(12).toString('hex')}`;
@@ -189,6 +192,11 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
       () => false,
     );
     const settleMs = Date.now() - startedMs - setUpMs - loadMs;
+    const copies = await countTaskCopies({
+      kafkaBrokers: stack.kafkaBrokers,
+      schemaRegistryUrl: stack.schemaRegistryUrl,
+      topic: `${TOPIC_PREFIX}.deliveries`,
+    });
     return {
       ledger: ledgerNow(),
       accepted: load.accepted.length,
@@ -205,6 +213,10 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
         faults.timeline,
       ),
       startedMs: startedMs + setUpMs,
+      taskCopies: destinations.map((d) => ({
+        name: d.name,
+        extra: copies.extraByDestination.get(d.destinationId) ?? 0,
+      })),
     };
   } finally {
     for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);

@@ -1,3 +1,4 @@
+import { taskCopiesLine } from '../../../tools/chaos/report';
 import { duplicateCauses } from '../../../tools/chaos/duplicates';
 
 describe('duplicateCauses', () => {
@@ -43,5 +44,23 @@ describe('duplicateCauses', () => {
       byFault: [],
       byAge: [0, 0, 0, 0, 0],
     });
+  });
+});
+
+describe('taskCopiesLine', () => {
+  it('sums the extra copies and names the destinations that got any', () => {
+    const line = taskCopiesLine({
+      taskCopies: [
+        { name: 'healthy-1', extra: 3 },
+        { name: 'hung-1', extra: 0 },
+        { name: 'failover', extra: 2 },
+      ],
+    });
+    expect(line).toBe(
+      'tasks routed more than once (extra copies on the deliveries topic): 5 (healthy-1 3, failover 2)',
+    );
+    expect(taskCopiesLine({ taskCopies: [{ name: 'healthy-1', extra: 0 }] })).toBe(
+      'tasks routed more than once (extra copies on the deliveries topic): 0',
+    );
   });
 });
