@@ -2,7 +2,6 @@ import {
   Kafka,
   KafkaJSConnectionError,
   KafkaJSError,
-  Partitioners,
   logLevel,
   type LogEntry,
   type ProducerConfig,
@@ -11,6 +10,7 @@ import {
 import type { Config } from '../config/config';
 import { retryTransient } from '../core/backoff';
 import type { Logger } from '../observability/logger';
+import { hooklinePartitioner } from './partitioner';
 
 export interface KafkaClientOptions {
   brokers: string[];
@@ -59,7 +59,7 @@ export function producerSettings(): ProducerConfig {
     idempotent: true,
     maxInFlightRequests: 1,
     allowAutoTopicCreation: false,
-    createPartitioner: Partitioners.DefaultPartitioner,
+    createPartitioner: hooklinePartitioner,
     retry: { retries: Number.MAX_SAFE_INTEGER, initialRetryTime: 100, maxRetryTime: 5_000 },
   };
 }
