@@ -32,6 +32,8 @@ export interface SpawnedAppOptions {
   prefix?: string;
   /** More Hookline settings (HOOKLINE_ROLES, ...); ctx.appEnv wins over them. */
   env?: Record<string, string>;
+  /** More node flags, after start:prod's own (so they win): an experiment, e.g. `--max-semi-space-size=16`. */
+  nodeFlags?: string[];
 }
 
 const START_TIMEOUT_MS = 120_000;
@@ -55,7 +57,7 @@ export async function startSpawnedApp(ctx: BenchContext, options: SpawnedAppOpti
       ...options.env,
       ...ctx.appEnv,
     },
-    { built: options.built },
+    { built: options.built, nodeFlags: options.nodeFlags },
   );
   const baseUrl = await pollUntil(async () => /HTTP API\s+(http:\/\/\S+)/.exec(child.output.join(''))?.[1], {
     timeoutMs: START_TIMEOUT_MS,

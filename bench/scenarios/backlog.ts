@@ -11,6 +11,7 @@ import { runId as newRunId } from '../lib/app';
 import { normalizedEvent, type EncodedRecord } from '../lib/events';
 import { benchKafka, produceClosedLoop, rawProducer } from '../lib/raw-kafka';
 import { readMemory, summariseRss, type RssSample } from '../lib/rss';
+import { gcSeconds, heapGauges, metricSum, metricsText } from '../lib/scraped-metrics';
 import { check, scaled, type BenchContext, type Figure, type Scenario } from '../lib/scenario';
 import { startSpawnedApp, type SpawnedApp } from '../lib/spawned-app';
 import { perSecond } from '../lib/stats';
@@ -36,6 +37,11 @@ export function backlogEvents(ctx: Pick<BenchContext, 'scale'>): number {
   if (!Number.isInteger(base) || base <= 0)
     throw new Error(`BENCH_BACKLOG_EVENTS must be a positive integer, got ${raw}`);
   return scaled(ctx, base, 10_000);
+}
+
+/** `BENCH_BACKLOG_NODE_FLAGS`: node flags the draining Hookline gets after start:prod's own (an experiment). */
+function nodeFlags(): string[] {
+  return (process.env.BENCH_BACKLOG_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
 }
 
 /** How long the scenario may take beyond the bench's usual limit: filling plus the slowest drain allowed. */
@@ -89,6 +95,7 @@ export const backlogScenario: Scenario = {
         built: true,
         prefix,
         env: { HOOKLINE_ROLES: ROLES },
+        nodeFlags: nodeFlags(),
       });
       const drain = await sampleDrain(ctx, drainer, receiverId!, events);
       await fs.mkdir(ctx.resultsDir, { recursive: true });
@@ -144,6 +151,8 @@ interface Drain {
   peakMb: number;
   /** CPU seconds (user + system) Hookline spent from its start to the last delivery. */
   cpuSeconds: number;
+  /** Hookline's /metrics once the last event arrived. */
+  metrics: string;
 }
 
 /** Samples RSS (and, at 10/50/90%, Hookline's own heap gauge) every second until all arrived. */
@@ -164,7 +173,7 @@ async function sampleDrain(ctx: BenchContext, app: SpawnedApp, receiverId: numbe
     peakMb = Math.max(peakMb, memory.peakMb);
     samples.push({ atS: (performance.now() - startedAt) / 1_000, delivered, rssMb: memory.rssMb });
     while (delivered >= nextMilestone * events && nextMilestone < 1) {
-      heap.set(Math.round(nextMilestone * 100), await heapGauges(app.baseUrl));
+      heap.set(Math.round(nextMilestone * 100), heapGauges(await metricsText(app.baseUrl)));
       ctx.log(
         `backlog: ${Math.round(nextMilestone * 100)}% delivered, RSS ${memory.rssMb.toFixed(0)} MB (peak ${peakMb.toFixed(0)}), ${heap.get(Math.round(nextMilestone * 100))}`,
       );
@@ -179,23 +188,30 @@ async function sampleDrain(ctx: BenchContext, app: SpawnedApp, receiverId: numbe
     complete: delivered >= events,
     peakMb: Math.max(peakMb, readMemory(app.pid)?.peakMb ?? 0),
     cpuSeconds: app.cpuSeconds(),
+    metrics: await metricsText(app.baseUrl),
   };
   return drain;
 }
 
-/** Heap used / heap total / external memory (Buffers) from Hookline's /metrics, in MB. */
-async function heapGauges(baseUrl: string): Promise<string> {
-  let text = '';
-  try {
-    text = await (await fetch(`${baseUrl}/metrics`)).text();
-  } catch {
-    // shown as ?
-  }
-  const mb = (name: string) => {
-    const match = new RegExp(`^hookline_nodejs_${name} (\\S+)`, 'm').exec(text);
-    return match ? (Number(match[1]) / 1024 / 1024).toFixed(0) : '?';
-  };
-  return `heap used/total ${mb('heap_size_used_bytes')}/${mb('heap_size_total_bytes')} MB, external ${mb('external_memory_bytes')} MB`;
+/** Where the CPU went besides delivering: the garbage collector, and tasks deferred to the delay topic and read back. */
+function pipelineFigures(drain: Drain): Figure[] {
+  const gc = gcSeconds(drain.metrics);
+  const gcTotal = gc.minor + gc.major + gc.incremental;
+  const deferred = metricSum(drain.metrics, 'hookline_deliveries_total', { outcome: 'deferred' }) ?? 0;
+  return [
+    {
+      label: 'garbage collector',
+      value: (gcTotal * 1_000_000) / Math.max(1, drain.delivered),
+      unit: 'µs/event',
+      detail: `${((100 * gcTotal) / Math.max(drain.cpuSeconds, 1e-9)).toFixed(0)}% of the CPU: ${gc.minor.toFixed(1)} s in ${gc.scavenges} scavenges, ${(gc.major + gc.incremental).toFixed(1)} s mark-compact (pauses, hookline_nodejs_gc_duration_seconds)`,
+    },
+    {
+      label: 'tasks deferred to the delay topic',
+      value: deferred / Math.max(1, drain.delivered),
+      unit: 'per event',
+      detail: `${deferred} deferrals (lane backpressure), each written to the 1 s delay topic and read back`,
+    },
+  ];
 }
 
 function report(events: number, fill: { elapsedMs: number }, drain: Drain) {
@@ -215,6 +231,7 @@ function report(events: number, fill: { elapsedMs: number }, drain: Drain) {
       unit: 'µs/event',
       detail: 'from its start to the last delivery, router + worker',
     },
+    ...pipelineFigures(drain),
     { label: 'peak RSS', value: drain.peakMb, unit: 'MB', detail: 'VmHWM of the process' },
     { label: 'RSS at 10% delivered', value: rss.at10, unit: 'MB', detail: heap(10) },
     { label: 'RSS at 50% delivered', value: rss.at50, unit: 'MB', detail: heap(50) },
@@ -234,7 +251,11 @@ function report(events: number, fill: { elapsedMs: number }, drain: Drain) {
     ],
     notes: [
       'every sample (s, delivered, RSS MB): results/backlog-rss.json',
-      `Hookline: node dist/src/main.js, HOOKLINE_WORKERS=1, HOOKLINE_ROLES=${ROLES}, production defaults otherwise; the events were written while it was stopped`,
+      `Hookline: npm run start:prod's node${nodeFlags()
+        .map((f) => ` ${f}`)
+        .join(
+          '',
+        )} dist/src/main.js, HOOKLINE_WORKERS=1, HOOKLINE_ROLES=${ROLES}, production defaults otherwise; the events were written while it was stopped`,
       ...(drain.complete
         ? []
         : [`INCOMPLETE: ${drain.delivered} of ${events} delivered before the deadline`]),

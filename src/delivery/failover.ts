@@ -68,8 +68,7 @@ export async function deliverToDestination(options: DeliverOptions): Promise<Del
   const { client, payload } = options;
   const { sharedSecret, webhooks } = options.destination.settings;
   const clock = options.clock ?? systemClock;
-  const baseLogger = options.logger ?? silentLogger();
-  const logger = options.logFields ? baseLogger.child(options.logFields) : baseLogger;
+  const log = attemptLog(options.logger ?? silentLogger(), options.logFields);
 
   const body = Buffer.from(payload, 'utf8');
   const signature = sharedSecret ? signatureFor(sharedSecret, body) : undefined;
@@ -84,7 +83,7 @@ export async function deliverToDestination(options: DeliverOptions): Promise<Del
       // Skipped, not failed for good: a later attempt may find the circuit closed again.
       const skipped: UrlAttempt = { atMs, urlIndex, result: 'circuit_open', durationMs: 0 };
       attempts.push(skipped);
-      logAttempt(logger, skipped, { result: 'connection', retriable: true }, entry.url);
+      log(skipped, { result: 'connection', retriable: true }, entry.url);
       retriable = true;
       continue;
     }
@@ -98,7 +97,7 @@ export async function deliverToDestination(options: DeliverOptions): Promise<Del
     const { attempt, classification } = summarise(http, urlIndex, atMs);
     options.circuit?.record(urlIndex, entry.url, classification.result, attempt.error);
     attempts.push(attempt);
-    logAttempt(logger, attempt, classification, entry.url);
+    log(attempt, classification, entry.url);
 
     if (http.kind === 'response' && classification.result === 'success') {
       return { kind: 'delivered', urlIndex, status: http.status, attempts };
@@ -152,18 +151,30 @@ function summarise(http: HttpAttempt, urlIndex: number, atMs: number) {
   return { attempt, classification };
 }
 
-function logAttempt(logger: Logger, attempt: UrlAttempt, classification: Classification, url: string): void {
-  const line = {
-    urlIndex: attempt.urlIndex,
-    ...(attempt.result !== 'blocked_address' && { urlHost: hostOf(url) }),
-    ...(attempt.status !== undefined && { status: attempt.status }),
-    result: attempt.result,
-    retriable: classification.retriable,
-    durationMs: attempt.durationMs,
-    ...(attempt.error !== undefined && { error: attempt.error }),
+type AttemptLog = (attempt: UrlAttempt, classification: Classification, url: string) => void;
+
+/**
+ * Logs `delivery.attempted` with `fields` bound. The line (the URL parsed for its host, the fields
+ * merged) is built only when its level is enabled: a success logs at info, which a production
+ * level of warn drops, and a child logger per task would serialise (and redact) the fields of every
+ * task whether a line is written or not.
+ */
+function attemptLog(logger: Logger, fields: Record<string, string | number> | undefined): AttemptLog {
+  return (attempt, classification, url) => {
+    const level = attempt.result === 'success' ? 'info' : 'warn';
+    if (!logger.isLevelEnabled(level)) return;
+    const line = {
+      ...fields,
+      urlIndex: attempt.urlIndex,
+      ...(attempt.result !== 'blocked_address' && { urlHost: hostOf(url) }),
+      ...(attempt.status !== undefined && { status: attempt.status }),
+      result: attempt.result,
+      retriable: classification.retriable,
+      durationMs: attempt.durationMs,
+      ...(attempt.error !== undefined && { error: attempt.error }),
+    };
+    logger[level](line, 'delivery.attempted');
   };
-  if (attempt.result === 'success') logger.info(line, 'delivery.attempted');
-  else logger.warn(line, 'delivery.attempted');
 }
 
 function hostOf(url: string): string {

@@ -22,13 +22,25 @@ const DEFAULT_MAX_CACHED = 10_000;
  */
 export class SettingsOpener {
   private readonly cache = new Map<StoredSecret, string>();
+  /** Per settings object: the catalog replaces a changed destination's settings, never edits them. */
+  private readonly opened = new WeakMap<DestinationSettings, OpenedSettings>();
   private readonly maxCached: number;
 
   constructor(private readonly options: { opener: SecretOpener; maxCached?: number }) {
     this.maxCached = options.maxCached ?? DEFAULT_MAX_CACHED;
   }
 
+  /** The same (frozen) object for the same settings object: one copy per destination version, not per task. */
   open(settings: DestinationSettings): OpenedSettings {
+    let opened = this.opened.get(settings);
+    if (opened === undefined) {
+      opened = Object.freeze(this.openNow(settings));
+      this.opened.set(settings, opened);
+    }
+    return opened;
+  }
+
+  private openNow(settings: DestinationSettings): OpenedSettings {
     const webhooks = settings.webhooks.map((w) => ({
       ...w,
       headers: Object.fromEntries(

@@ -2,7 +2,6 @@ import {
   Kafka,
   KafkaJSConnectionError,
   KafkaJSError,
-  Partitioners,
   logLevel,
   type LogEntry,
   type ProducerConfig,
@@ -12,6 +11,7 @@ import type { Config } from '../config/config';
 import { retryTransient } from '../core/backoff';
 import type { Logger } from '../observability/logger';
 import type { BrokerOutageWatch } from './outage';
+import { hooklinePartitioner } from './partitioner';
 
 export interface KafkaClientOptions {
   brokers: string[];
@@ -63,7 +63,7 @@ export function producerSettings(): ProducerConfig {
     idempotent: true,
     maxInFlightRequests: 1,
     allowAutoTopicCreation: false,
-    createPartitioner: Partitioners.DefaultPartitioner,
+    createPartitioner: hooklinePartitioner,
     retry: { retries: Number.MAX_SAFE_INTEGER, initialRetryTime: 100, maxRetryTime: 5_000 },
   };
 }

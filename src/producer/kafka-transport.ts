@@ -8,6 +8,7 @@ import { EVENT_NAMESPACE, EventCodec } from '../records/event';
 import { eventKey } from '../events/types';
 import { BatchingProducer, type OutgoingMessage } from '../kafka/batching-producer';
 import { createKafka } from '../kafka/client';
+import { hooklinePartitioner } from '../kafka/partitioner';
 import { topicNames } from '../kafka/topics';
 import { Lifecycle } from '../core/lifecycle';
 import { TopicNotFoundError } from './errors';
@@ -65,6 +66,7 @@ export async function connectKafkaTransport(
       idempotent: true,
       maxInFlightRequests: 1,
       allowAutoTopicCreation: false,
+      createPartitioner: hooklinePartitioner,
     });
     await producer.connect();
     lifecycle.onStop('producer', () => producer.disconnect());

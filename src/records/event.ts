@@ -49,16 +49,28 @@ export function toAvroRecord(event: HooklineEvent, precomputed?: PrecomputedFiel
   return record;
 }
 
-/** Avro record value → domain event. Throws UndecodableRecordError on an invalid record. */
-export function fromAvroRecord(recordName: string, record: Record<string, unknown>): HooklineEvent {
+/** The JSON text of an event record's free-form objects, as the record holds it, by field name. */
+export type FreeFormTexts = Partial<Record<'context' | 'integrations' | 'properties' | 'traits', string>>;
+
+/**
+ * Avro record value → domain event. Throws UndecodableRecordError on an invalid record. `texts`,
+ * when given, receives the JSON text of each free-form object (parsed and validated all the same).
+ */
+export function fromAvroRecord(
+  recordName: string,
+  record: Record<string, unknown>,
+  texts?: FreeFormTexts,
+): HooklineEvent {
   const type = TYPE_BY_RECORD.get(recordName);
   if (!type) throw new UndecodableRecordError(`${recordName} is not an event record`);
   const event: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(record)) {
     if (value === null || value === undefined) continue;
     if (TIMESTAMP_FIELDS.has(key)) event[key] = new Date(value as number).toISOString();
-    else if (JSON_FIELDS.has(key)) event[key] = parseJsonField(recordName, key, value as string);
-    else event[key] = value;
+    else if (JSON_FIELDS.has(key)) {
+      event[key] = parseJsonField(recordName, key, value as string);
+      if (texts) texts[key as keyof FreeFormTexts] = value as string;
+    } else event[key] = value;
   }
   event.type = type;
   return event as unknown as HooklineEvent;
@@ -87,5 +99,12 @@ export class EventCodec {
   async decode(bytes: Buffer): Promise<HooklineEvent> {
     const { name, value } = await this.avro.decode(bytes);
     return fromAvroRecord(name, value);
+  }
+
+  /** `decode`, plus the record's JSON text of each free-form object (see `serialisePayload`). */
+  async decodeWithTexts(bytes: Buffer): Promise<{ event: HooklineEvent; texts: FreeFormTexts }> {
+    const { name, value } = await this.avro.decode(bytes);
+    const texts: FreeFormTexts = {};
+    return { event: fromAvroRecord(name, value, texts), texts };
   }
 }

@@ -1,5 +1,6 @@
 import { stringifyJson, type JsonObject } from '../events/json';
 import type { HooklineEvent, TrackingEvent } from '../events/types';
+import type { FreeFormTexts } from '../records/event';
 
 /** The `version` every payload but delete carries. */
 export const PAYLOAD_VERSION = 1;
@@ -40,10 +41,26 @@ export function shapePayload(event: HooklineEvent): JsonObject {
   };
 }
 
-/** The exact body to POST (and to sign): the shaped payload, serialised losslessly once. */
-export function serialisePayload(event: HooklineEvent): string {
-  return stringifyJson(shapePayload(event));
+/**
+ * The exact body to POST (and to sign): the shaped payload, serialised losslessly once. `texts`:
+ * the JSON text the event's record holds for its free-form objects (`EventCodec.decodeWithTexts`),
+ * put in the body as it is instead of serialising the parsed object again. Hookline writes that
+ * text with `stringifyJson`, which prints a parsed copy of it identically, so the body is byte for
+ * byte the same (tested); a record another producer wrote with other spacing keeps its spacing.
+ */
+export function serialisePayload(event: HooklineEvent, texts?: FreeFormTexts): string {
+  const shaped = shapePayload(event);
+  if (!texts) return stringifyJson(shaped);
+  let out = '{';
+  for (const key in shaped) {
+    const text = key in FREE_FORM_FIELDS ? texts[key as keyof FreeFormTexts] : undefined;
+    out += `${out.length > 1 ? ',' : ''}${JSON.stringify(key)}:${text ?? stringifyJson(shaped[key])}`;
+  }
+  return `${out}}`;
 }
+
+/** The payload fields that are an event's free-form objects, as they are. */
+const FREE_FORM_FIELDS = { context: true, properties: true, traits: true } as const;
 
 function identity(event: TrackingEvent): JsonObject {
   if (event.type === 'alias') return { 'Previous ID': event.previousId, 'User ID': event.userId };

@@ -5,7 +5,7 @@ import { serialisePayload } from './payload';
 import type { DeadLetterWriter } from '../records/dead-letter';
 import { encodeTask, taskId, taskKey, type DeliveryTask } from '../records/delivery-task';
 import { UndecodableRecordError } from '../core/errors';
-import type { EventCodec } from '../records/event';
+import type { EventCodec, FreeFormTexts } from '../records/event';
 import { eventKey, type HooklineEvent } from '../events/types';
 import type { BatchingProducer } from '../kafka/batching-producer';
 import type { ConsumedMessage } from '../kafka/consumer';
@@ -37,10 +37,10 @@ export class EventRouter {
 
   readonly handle = async (consumed: ConsumedMessage): Promise<void> => {
     const { metrics } = this.options;
-    let event: HooklineEvent;
+    let decoded: { event: HooklineEvent; texts: FreeFormTexts };
     try {
       if (!consumed.message.value) throw new UndecodableRecordError('empty record value');
-      event = await this.options.events.decode(consumed.message.value);
+      decoded = await this.options.events.decodeWithTexts(consumed.message.value);
     } catch (err) {
       if (!(err instanceof UndecodableRecordError)) throw err; // registry down: retried
       this.options.logger.warn(
@@ -56,10 +56,11 @@ export class EventRouter {
       metrics.events.inc({ outcome: 'undecodable' });
       return;
     }
-    await this.route(event);
+    await this.route(decoded.event, undefined, decoded.texts);
   };
 
-  async route(event: HooklineEvent, onlyDestinationId?: string): Promise<number> {
+  /** `texts`: the JSON text of the event's free-form objects as its record holds it (see serialisePayload). */
+  async route(event: HooklineEvent, onlyDestinationId?: string, texts?: FreeFormTexts): Promise<number> {
     const { dedupe, metrics } = this.options;
     const dedupeKey = `${event.sourceId}:${event.messageId}`;
     const claimed = onlyDestinationId === undefined;
@@ -68,20 +69,24 @@ export class EventRouter {
       return 0;
     }
     try {
-      return await this.fanOut(event, onlyDestinationId);
+      return await this.fanOut(event, onlyDestinationId, texts);
     } catch (err) {
       if (claimed) dedupe.release(dedupeKey); // not routed: a redelivery must not count as a duplicate
       throw err;
     }
   }
 
-  private async fanOut(event: HooklineEvent, onlyDestinationId: string | undefined): Promise<number> {
+  private async fanOut(
+    event: HooklineEvent,
+    onlyDestinationId: string | undefined,
+    texts: FreeFormTexts | undefined,
+  ): Promise<number> {
     const { catalog, metrics } = this.options;
     let destinations = destinationsFor(event, catalog.destinationsOfSource(event.sourceId));
     if (onlyDestinationId !== undefined)
       destinations = destinations.filter((d) => d.id === onlyDestinationId);
     if (destinations.length > 0) {
-      const payload = serialisePayload(event);
+      const payload = serialisePayload(event, texts);
       const userKey = eventKey(event);
       const rateLimited = new Set(
         destinations.filter((d) => d.settings.maxRequestsPerSecond !== undefined).map((d) => d.id),

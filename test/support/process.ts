@@ -14,9 +14,11 @@ const ROOT = path.resolve(__dirname, '../..');
  */
 export function spawnHookline(
   env: Record<string, string | undefined>,
-  options: { built?: boolean } = {},
+  options: { built?: boolean; nodeFlags?: string[] } = {},
 ): ChildProcess & { output: string[] } {
-  const args = options.built ? startProdArgs() : ['--require', 'tsx/cjs', 'src/main.ts'];
+  const args = options.built
+    ? startProdArgs(options.nodeFlags ?? [])
+    : [...(options.nodeFlags ?? []), '--require', 'tsx/cjs', 'src/main.ts'];
   const child = spawn(process.execPath, args, {
     cwd: ROOT,
     env: { ...process.env, HOOKLINE_LOG_LEVEL: 'warn', HOOKLINE_WORKERS: '1', ...env },
@@ -28,15 +30,19 @@ export function spawnHookline(
   return child;
 }
 
-/** The arguments `npm run start:prod` gives node (its V8 flags and dist/src/main.js), so `built` runs exactly that. */
-function startProdArgs(): string[] {
+/**
+ * The arguments `npm run start:prod` gives node (its V8 flags and dist/src/main.js), so `built` runs
+ * exactly that; `nodeFlags` (an experiment) come after start:prod's own, so they win over them.
+ */
+function startProdArgs(nodeFlags: string[]): string[] {
   const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
     scripts: Record<string, string>;
   };
   const [command, ...args] = pkg.scripts['start:prod']!.split(/\s+/);
   if (command !== 'node')
     throw new Error(`start:prod does not start with node: ${pkg.scripts['start:prod']}`);
-  return args.map((arg) => (arg.endsWith('.js') ? path.join(ROOT, arg) : arg));
+  const script = args.findIndex((arg) => arg.endsWith('.js'));
+  return [...args.slice(0, script), ...nodeFlags, path.join(ROOT, args[script]!), ...args.slice(script + 1)];
 }
 
 export function exited(child: ChildProcess): Promise<number | null> {

@@ -5,7 +5,8 @@ import { errorMessage } from '../../core/errors';
 import { silentLogger, type Logger } from '../../observability/logger';
 import { classifyErrorCode, retryAfterFor, type TransportResult } from './classify';
 import { defaultUserAgent } from '../../http/user-agent';
-import { createAddressPolicy, literalAddress, type AddressPolicy } from '../../security/address-policy';
+import { createAddressPolicy, type AddressPolicy } from '../../security/address-policy';
+import { Deadline, Targets, type Target } from './targets';
 import { BlockedAddressError, guardedLookup, systemResolver, type Resolver } from './guarded-lookup';
 
 /** The spec's answer deadline: connect, TLS, upload and response within 5 s. */
@@ -95,34 +96,34 @@ export function createWebhookClient(options: WebhookClientOptions = {}): Webhook
     },
   });
 
+  const targets = new Targets(policy);
+
   async function post(request: WebhookRequest): Promise<HttpAttempt> {
     const startedMs = clock.now();
     const elapsed = () => clock.now() - startedMs;
-    let url: URL;
+    let target: Target;
     try {
-      url = new URL(request.url);
+      target = targets.of(request.url);
     } catch (err) {
       return transportFailure(err, request.url, elapsed(), undefined);
     }
-    const literal = literalAddress(url.href);
-    if (literal !== undefined && !policy.check(literal).allowed)
-      return { kind: 'blocked', durationMs: elapsed() };
+    if (target.blocked) return { kind: 'blocked', durationMs: elapsed() };
     // One deadline for the whole attempt: queueing for a socket, connect, TLS, upload, response.
-    const controller = new AbortController();
+    const deadline = new Deadline();
     let timedOut = false;
     const timer = setTimeout(() => {
       timedOut = true;
-      controller.abort();
+      deadline.abort();
     }, timeoutMs);
     let answer: { status: number; retryAfter: string | undefined } | undefined;
     try {
       const res = await agent.request({
-        origin: url.origin,
-        path: url.pathname + url.search,
+        origin: target.origin,
+        path: target.path,
         method: 'POST',
         headers: request.headers,
         body: request.body,
-        signal: controller.signal,
+        signal: deadline,
       });
       const retryAfter = res.headers['retry-after'];
       answer = { status: res.statusCode, retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter };

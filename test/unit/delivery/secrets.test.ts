@@ -27,7 +27,9 @@ describe('SettingsOpener', () => {
     for (let i = 0; i < 5; i++) opener.open(settings);
     expect(opened).toBe(1);
     for (const secret of ['a', 'b', 'c']) opener.open({ sharedSecret: keyring.seal(secret), webhooks: [] });
-    opener.open(settings); // evicted when the cache filled up: opened again
+    expect(opener.open(settings)).toBe(opener.open(settings)); // one opened copy per settings object
+    expect(opened).toBe(4);
+    opener.open({ ...settings }); // the value was evicted when the cache filled up: opened again
     expect(opened).toBe(5);
   });
 
