@@ -70,6 +70,9 @@ export class ConcurrentConsumer {
       for (const { topic, partition } of this.assigned)
         if (!this.partitions.has(`${topic}:${partition}`))
           this.takeOvers.set(`${topic}:${partition}`, this.takeOver(topic, partition));
+      // Work done while commits were refused (the broker away, the membership expired): commit it
+      // now that they are accepted again, before anything else can move.
+      void this.commit();
     });
   }
 
