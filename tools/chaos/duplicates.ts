@@ -27,6 +27,13 @@ export interface FaultDuplicates {
   duplicates: number;
   /** Age of the first delivery at the fault: median, p90 and max (ms); absent without a fault. */
   ageMs?: { p50: number; p90: number; max: number };
+  /**
+   * Without a fault: how long after the first delivery the repeat came (median, p90, max; ms) and
+   * when the first deliveries were (earliest and latest). A gap of a retry delay points at an answer
+   * the worker did not take as a success; first deliveries bunched at a rebalance point at it.
+   */
+  gapMs?: { p50: number; p90: number; max: number };
+  firstAtMs?: { min: number; max: number };
 }
 
 /** Age buckets (ms) the run's duplicates fall in: ≤ 0.5 s, ≤ 1 s, ≤ 3 s, ≤ 6 s, more. */
@@ -44,6 +51,7 @@ export function duplicateCauses(
 ): DuplicateCauses {
   const kills = faults.filter((f) => /SIGKILL|kill -9/.test(f.what)).sort((a, b) => a.atMs - b.atMs);
   const ages = new Map<Fault | undefined, number[]>();
+  const unexplained: { firstAtMs: number; gapMs: number }[] = [];
   const byAge = AGE_BUCKETS_MS.map(() => 0);
   for (const destination of deliveries) {
     const first = new Map<string, number>();
@@ -54,6 +62,7 @@ export function duplicateCauses(
         continue;
       }
       const fault = lastBetween(kills, firstAtMs, d.atMs);
+      if (!fault) unexplained.push({ firstAtMs, gapMs: d.atMs - firstAtMs });
       let list = ages.get(fault);
       if (!list) ages.set(fault, (list = []));
       const ageMs = fault ? fault.atMs - firstAtMs : 0;
@@ -68,9 +77,18 @@ export function duplicateCauses(
           what: fault.what,
           atMs: fault.atMs,
           duplicates: sorted.length,
-          ageMs: { p50: at(sorted, 0.5), p90: at(sorted, 0.9), max: sorted[sorted.length - 1]! },
+          ageMs: spread(sorted),
         }
-      : { what: 'no fault between', atMs: undefined, duplicates: sorted.length };
+      : {
+          what: 'no fault between',
+          atMs: undefined,
+          duplicates: sorted.length,
+          gapMs: spread(unexplained.map((u) => u.gapMs)),
+          firstAtMs: {
+            min: Math.min(...unexplained.map((u) => u.firstAtMs)),
+            max: Math.max(...unexplained.map((u) => u.firstAtMs)),
+          },
+        };
   });
   byFault.sort((a, b) => (a.atMs ?? Infinity) - (b.atMs ?? Infinity));
   return { byFault, byAge };
@@ -85,6 +103,11 @@ function lastBetween(sorted: readonly Fault[], fromMs: number, toMs: number): Fa
   return found;
 }
 
+function spread(values: number[]): { p50: number; p90: number; max: number } {
+  const sorted = [...values].sort((a, b) => a - b);
+  return { p50: at(sorted, 0.5), p90: at(sorted, 0.9), max: sorted[sorted.length - 1]! };
+}
+
 function at(sorted: readonly number[], q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
 }
@@ -95,7 +118,9 @@ export function formatDuplicateCauses(causes: DuplicateCauses, startedMs: number
     const when = f.atMs === undefined ? '' : `${((f.atMs - startedMs) / 1_000).toFixed(1)} s `;
     const ages = f.ageMs
       ? ` (first delivery before it: p50 ${f.ageMs.p50} ms, p90 ${f.ageMs.p90} ms, max ${f.ageMs.max} ms)`
-      : '';
+      : f.gapMs && f.firstAtMs
+        ? ` (repeat after the first delivery: p50 ${f.gapMs.p50} ms, p90 ${f.gapMs.p90} ms, max ${f.gapMs.max} ms; first deliveries ${((f.firstAtMs.min - startedMs) / 1_000).toFixed(1)}–${((f.firstAtMs.max - startedMs) / 1_000).toFixed(1)} s)`
+        : '';
     return `  ${when}${f.what}: ${f.duplicates} duplicates${ages}`;
   });
   const labels = AGE_BUCKETS_MS.map((limit, i) =>

@@ -34,7 +34,13 @@ describe('duplicateCauses', () => {
         duplicates: 2,
         ageMs: { p50: 4_900, p90: 4_900, max: 4_900 },
       },
-      { what: 'no fault between', atMs: undefined, duplicates: 1 },
+      {
+        what: 'no fault between',
+        atMs: undefined,
+        duplicates: 1,
+        gapMs: { p50: 100, p90: 100, max: 100 },
+        firstAtMs: { min: 6_100, max: 6_100 },
+      },
     ]);
     expect(causes.byAge).toEqual([1, 1, 0, 1, 0]);
   });
