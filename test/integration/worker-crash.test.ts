@@ -1,14 +1,8 @@
 import type { ChildProcess } from 'node:child_process';
-import {
-  LOOPBACK_NETWORKS,
-  TEST_SECRETS_KEY,
-  startTestApp,
-  uniquePrefix,
-  type TestApp,
-} from '../support/app';
+import { startTestApp, uniquePrefix, type TestApp } from '../support/app';
 import { eventually } from '../support/eventually';
 import { createDestination, createSource, sendTracking } from '../support/hookline';
-import { exited, spawnHookline } from '../support/process';
+import { childEnv, exited, spawnHookline } from '../support/process';
 import { startReceiver, type Receiver } from '../support/receiver';
 
 /**
@@ -37,20 +31,10 @@ describe('worker processes', () => {
     r = await startReceiver(() => ({ status: 200, delayMs: receiverDelayMs }));
     const src = await createSource(t);
     await createDestination(t, { sourceId: src.id, webhooks: [{ url: r.url }] });
-    const workerEnv = {
-      KAFKA_BROKERS: process.env.KAFKA_BROKERS!,
-      SCHEMA_REGISTRY_URL: process.env.SCHEMA_REGISTRY_URL!,
-      HOOKLINE_TOPIC_PREFIX: prefix,
-      HOOKLINE_TOPIC_PARTITIONS: '3',
-      HOOKLINE_ROLES: 'worker',
-      HOOKLINE_HTTP_PORT: '0',
-      HOOKLINE_HTTP_HOST: '127.0.0.1',
-      HOOKLINE_ADMIN_TOKEN: 'worker-token',
-      HOOKLINE_SECRETS_KEY: TEST_SECRETS_KEY,
-      HOOKLINE_DESTINATION_CONCURRENCY: '8',
-      HOOKLINE_KAFKA_SESSION_TIMEOUT: '6s',
-      HOOKLINE_ALLOWED_NETWORKS: LOOPBACK_NETWORKS,
-    };
+    const workerEnv = childEnv(
+      { prefix, roles: 'worker', adminToken: 'worker-token' },
+      { HOOKLINE_DESTINATION_CONCURRENCY: '8' },
+    );
     return { src, workerEnv };
   }
 

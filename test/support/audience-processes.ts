@@ -2,9 +2,9 @@ import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { LOOPBACK_NETWORKS, TEST_SECRETS_KEY, startTestApp, uniquePrefix, type TestApp } from './app';
+import { startTestApp, uniquePrefix, type TestApp } from './app';
 import { createDestination, createSource } from './hookline';
-import { exited, spawnHookline } from './process';
+import { childEnv, exited, spawnHookline } from './process';
 import { startReceiver, type Receiver } from './receiver';
 
 /**
@@ -39,20 +39,10 @@ export async function startProcessorRig(): Promise<ProcessorRig> {
     rule: { trait: { name: 'plan', equals: 'pro' } },
   });
   if (created.status !== 201) throw new Error(`creating the audience failed: ${created.status}`);
-  const base = {
-    KAFKA_BROKERS: process.env.KAFKA_BROKERS!,
-    SCHEMA_REGISTRY_URL: process.env.SCHEMA_REGISTRY_URL!,
-    HOOKLINE_TOPIC_PREFIX: prefix,
-    HOOKLINE_TOPIC_PARTITIONS: '3',
-    HOOKLINE_ROLES: 'audiences',
-    HOOKLINE_HTTP_PORT: '0',
-    HOOKLINE_HTTP_HOST: '127.0.0.1',
-    HOOKLINE_ADMIN_TOKEN: 'audiences-token',
-    HOOKLINE_SECRETS_KEY: TEST_SECRETS_KEY,
-    HOOKLINE_KAFKA_SESSION_TIMEOUT: '6s',
-    HOOKLINE_ALLOWED_NETWORKS: LOOPBACK_NETWORKS,
-    HOOKLINE_AUDIENCE_STATE_DIR: stateDir,
-  };
+  const base = childEnv(
+    { prefix, roles: 'audiences', adminToken: 'audiences-token' },
+    { HOOKLINE_AUDIENCE_STATE_DIR: stateDir },
+  );
   return {
     t,
     r,

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { LOOPBACK_NETWORKS, TEST_SECRETS_KEY } from './app';
 
 const ROOT = path.resolve(__dirname, '../..');
 
@@ -28,6 +29,31 @@ export function spawnHookline(
   child.stdout!.on('data', (d: Buffer) => child.output.push(d.toString()));
   child.stderr!.on('data', (d: Buffer) => child.output.push(d.toString()));
   return child;
+}
+
+/**
+ * The environment of a Hookline child process on the test cluster: the test's topic prefix, 3
+ * partitions, its roles, HTTP on 127.0.0.1 port 0, the test secrets key, a 6 s session timeout (a
+ * SIGKILLed child's partitions move soon) and loopback receivers allowed; `extra` adds or overrides.
+ */
+export function childEnv(
+  options: { prefix: string; roles: string; adminToken: string },
+  extra: Record<string, string> = {},
+): Record<string, string> {
+  return {
+    KAFKA_BROKERS: process.env.KAFKA_BROKERS!,
+    SCHEMA_REGISTRY_URL: process.env.SCHEMA_REGISTRY_URL!,
+    HOOKLINE_TOPIC_PREFIX: options.prefix,
+    HOOKLINE_TOPIC_PARTITIONS: '3',
+    HOOKLINE_ROLES: options.roles,
+    HOOKLINE_HTTP_PORT: '0',
+    HOOKLINE_HTTP_HOST: '127.0.0.1',
+    HOOKLINE_ADMIN_TOKEN: options.adminToken,
+    HOOKLINE_SECRETS_KEY: TEST_SECRETS_KEY,
+    HOOKLINE_KAFKA_SESSION_TIMEOUT: '6s',
+    HOOKLINE_ALLOWED_NETWORKS: LOOPBACK_NETWORKS,
+    ...extra,
+  };
 }
 
 /**
