@@ -11,6 +11,10 @@
  * Encoding: `h1:` then the holes, highest first, as base-36 distances (the first from the
  * committed offset, each next from the hole before it), separated by commas. E.g. offset 100
  * with holes [90, 97] → `h1:3,7`. Null metadata (or any other) means no holes.
+ *
+ * `r1` (RELEASED_METADATA) also means no holes, and says more: the member that wrote it has nothing
+ * of the partition left in flight and commits it no more (it gave the partition up at a rebalance
+ * or a graceful stop), so whoever takes the partition over may start at once (handover.ts).
  */
 export interface CommitPoint {
   /** The offset to commit: the next record to read. */
@@ -20,6 +24,8 @@ export interface CommitPoint {
 }
 
 const PREFIX = 'h1:';
+/** The metadata of a partition's last commit by a member that gave it up with nothing in flight. */
+export const RELEASED_METADATA = 'r1';
 /**
  * Kafka keeps at most `offset.metadata.max.bytes` (4,096 by default) of metadata per partition.
  * Holes are listed up to this length (about 1,700 of them when they are close together, as the

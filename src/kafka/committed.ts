@@ -1,5 +1,10 @@
 import type { Admin } from 'kafkajs';
-import { decodeHoles, type CommitPoint } from './commit-holes';
+import { decodeHoles, RELEASED_METADATA, type CommitPoint } from './commit-holes';
+
+/** A committed offset with its holes, and whether the member that wrote it released the partition. */
+export interface CommittedPoint extends CommitPoint {
+  released: boolean;
+}
 
 /**
  * A group's committed offset of one partition, with the holes its metadata lists (commit-holes.ts);
@@ -10,10 +15,14 @@ export async function committedPoint(
   groupId: string,
   topic: string,
   partition: number,
-): Promise<CommitPoint | undefined> {
+): Promise<CommittedPoint | undefined> {
   const [entry] = await admin.fetchOffsets({ groupId, topics: [topic] });
   const committed = entry?.partitions.find((p) => p.partition === partition);
   const offset = Number(committed?.offset ?? -1);
   if (!committed || offset < 0) return undefined;
-  return { offset, holes: decodeHoles(offset, committed.metadata) };
+  return {
+    offset,
+    holes: decodeHoles(offset, committed.metadata),
+    released: committed.metadata === RELEASED_METADATA,
+  };
 }

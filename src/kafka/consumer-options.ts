@@ -63,6 +63,11 @@ export interface ConcurrentConsumerOptions {
   sessionTimeoutMs?: number;
   maxWaitTimeInMs?: number;
   /**
+   * How long a member that got a partition waits for the old owner to release it, and how long a
+   * member that gave one up goes on committing its work there (handover.ts). Default 2 s.
+   */
+  handoverGraceMs?: number;
+  /**
    * Most bytes fetched per partition in one request (kafkajs maxBytesPerPartition; a fetch holds at
    * most FETCH_PARTITIONS_PER_REQUEST × this). Unset: kafkajs' defaults (1 MB, 10 MB).
    */

@@ -5,7 +5,9 @@ import { backoffDelayMs, sleep } from '../core/backoff';
 import { errorMessage } from '../core/errors';
 import { startLagMonitor } from './lag';
 import { committedPoint } from './committed';
-import { PartitionOffsets, pendingCommits } from './offset-tracker';
+import { PartitionOffsets } from './offset-tracker';
+import { awaitRelease, HANDOVER_GRACE_MS, PartitionTrackers, partitionOf } from './handover';
+import { Committer } from './committer';
 import { groupTimings } from './group-timings';
 import { KeyChains } from './key-chains';
 import { stickyAssigner } from './sticky-assigner';
@@ -18,11 +20,14 @@ export type { ConcurrentConsumerOptions, ConsumedMessage, MessageHandler } from 
  * not hold back the ones after it) and commits per partition one past the last message done, the
  * messages below it still in flight listed as holes in the commit's metadata (offset-tracker.ts,
  * commit-holes.ts). Whoever takes a partition over handles its holes again, so a crash
- * re-delivers what was in flight (and the last commit delay's work), never skips.
+ * re-delivers what was in flight (and the last commit delay's work), never skips. A partition
+ * that moves between live members is handed over (handover.ts): the old owner finishes and commits
+ * its work there first, so the new one does not do it again.
  */
 export class ConcurrentConsumer {
   private readonly consumer: Consumer;
-  private readonly partitions = new Map<string, PartitionOffsets>();
+  private readonly partitions: PartitionTrackers;
+  private readonly committer: Committer;
   private inFlight = 0;
   private readonly capacityWaiters: (() => void)[] = [];
   private readonly drainWaiters: (() => void)[] = [];
@@ -41,6 +46,7 @@ export class ConcurrentConsumer {
   /** Partitions being taken over (their committed holes read), and how many joins there were. */
   private readonly takeOvers = new Map<string, Promise<void>>();
   private joins = 0;
+  private memberId: string | undefined;
 
   constructor(private readonly options: ConcurrentConsumerOptions) {
     this.consumer = options.kafka.consumer({
@@ -50,28 +56,34 @@ export class ConcurrentConsumer {
       ...fetchSizes(options.fetchPartitionBytes),
       allowAutoTopicCreation: false,
       // Sticky: a rebalance moves only the partitions that must move (round robin: a group of older members).
-      partitionAssigners: [stickyAssigner(() => this.busiestFirst()), PartitionAssigners.roundRobin],
+      partitionAssigners: [
+        stickyAssigner(() => this.partitions.busiestFirst(this.assigned)),
+        PartitionAssigners.roundRobin,
+      ],
     });
     this.clock = options.clock ?? systemClock;
+    this.partitions = new PartitionTrackers(options.handoverGraceMs ?? HANDOVER_GRACE_MS);
+    this.committer = new Committer(this.consumer);
     this.admin = options.admin ?? options.kafka.admin();
-    // A rebalance may hand our partitions to another member: commit what is done first, so it
-    // does not deliver again the work finished here since the last periodic commit.
+    // A rebalance may hand our partitions to another member: commit what is done here first.
     this.consumer.on(this.consumer.events.REBALANCING, () => void this.commit());
     this.consumer.on(this.consumer.events.GROUP_JOIN, (event) => {
-      // Keep the trackers of partitions we still own: kafkajs re-fetches them from the committed
-      // offset, and the tracker tells which of those messages are already in flight or done.
+      // Keep the trackers of partitions still ours (kafkajs re-fetches from the committed offset;
+      // the tracker knows what is in flight or done), unless this member left the group meanwhile
+      // (a new member id: another may have had them). The others retire (handover.ts).
       this.assigned = Object.entries(event.payload.memberAssignment).flatMap(([topic, parts]) =>
         parts.map((partition) => ({ topic, partition })),
       );
       this.joins++;
-      const assigned = new Set(this.assigned.map((p) => `${p.topic}:${p.partition}`));
-      for (const key of [...this.partitions.keys()]) if (!assigned.has(key)) this.partitions.delete(key);
+      const sameMember = this.memberId === event.payload.memberId;
+      this.memberId = event.payload.memberId;
+      const keys = this.assigned.map((p) => `${p.topic}:${p.partition}`);
       this.takeOvers.clear();
-      for (const { topic, partition } of this.assigned)
-        if (!this.partitions.has(`${topic}:${partition}`))
-          this.takeOvers.set(`${topic}:${partition}`, this.takeOver(topic, partition));
-      // Work done while commits were refused (the broker away, the membership expired): commit it
-      // now that they are accepted again, before anything else can move.
+      const fresh = this.partitions.assign(keys, sameMember, this.clock.now());
+      for (const key of fresh) this.takeOvers.set(key, this.takeOver(key));
+      const { groupId, logger } = this.options;
+      logger.info({ groupId, memberId: this.memberId, partitions: keys, takeOvers: fresh }, 'group joined');
+      // Work done while commits were refused (broker away, membership expired) or on partitions given up.
       void this.commit();
     });
   }
@@ -158,31 +170,26 @@ export class ConcurrentConsumer {
   }
 
   /**
-   * A partition new to this member: its tracker starts from the committed offset and the holes it
-   * lists, which are handled again (a seek back to the lowest); every other message below the
-   * committed offset is done. Tried until it works while the partition is ours.
+   * A partition new to this member: its tracker starts from the committed offset (once the old
+   * owner released it, or after the handover grace) and the holes it lists, which are handled
+   * again (a seek back to the lowest); every other message below the committed offset is done.
+   * Tried until it works while the partition is ours.
    */
-  private async takeOver(topic: string, partition: number): Promise<void> {
-    const key = `${topic}:${partition}`;
+  private async takeOver(key: string): Promise<void> {
     const join = this.joins;
     const ours = () => !this.stopping && this.joins === join;
-    for (let attempt = 1; ours() && !this.partitions.has(key); attempt++) {
-      try {
-        const point = await committedPoint(this.admin, this.options.groupId, topic, partition);
-        if (!ours() || this.partitions.has(key)) return;
-        this.partitions.set(
-          key,
-          point?.holes.length ? PartitionOffsets.restored(point) : new PartitionOffsets(),
-        );
-        if (point?.holes.length) this.consumer.seek({ topic, partition, offset: String(point.holes[0]) });
-      } catch (err) {
-        this.options.logger.warn(
-          { err: errorMessage(err), topic, partition },
-          'cannot read the committed offset',
-        );
-        await sleep(backoffDelayMs(attempt));
-      }
-    }
+    const { topic, partition } = partitionOf(key);
+    const point = await awaitRelease({
+      read: () => committedPoint(this.admin, this.options.groupId, topic, partition),
+      stillOurs: ours,
+      graceMs: this.options.handoverGraceMs ?? HANDOVER_GRACE_MS,
+      clock: this.clock,
+      logger: this.options.logger,
+      context: { topic, partition },
+    });
+    if (!ours() || this.partitions.has(key)) return;
+    this.partitions.set(key, point ? PartitionOffsets.restored(point) : new PartitionOffsets());
+    if (point?.holes.length) this.consumer.seek({ topic, partition, offset: String(point.holes[0]) });
   }
 
   private pauseUntil(dueAtMs: number, pause: () => () => void): void {
@@ -237,21 +244,17 @@ export class ConcurrentConsumer {
     if (this.inFlight === 0) for (const w of this.drainWaiters.splice(0)) w();
   }
 
-  /** Commits every partition's completed prefix. Serialised: one commit request at a time. */
+  /**
+   * Commits every partition's completed prefix, and releases the partitions given up once their
+   * work is done (handover.ts). Serialised: one commit request at a time.
+   */
   commit(): Promise<void> {
     this.committing = this.committing.then(async () => {
-      const commits = pendingCommits(this.partitions);
+      const commits = this.partitions.commits(this.clock.now());
       if (commits.length === 0) return;
       try {
-        await this.consumer.commitOffsets(
-          commits.map(({ topic, partition, commit }) => ({
-            topic,
-            partition,
-            offset: String(commit.offset),
-            metadata: commit.metadata,
-          })),
-        );
-        for (const c of commits) this.partitions.get(`${c.topic}:${c.partition}`)?.markCommitted(c.commit);
+        if (await this.committer.commit(commits)) this.partitions.committed(commits);
+        else this.commitSoon(); // kafkajs was not running yet (a join at its start): again shortly
       } catch (err) {
         // A rebalance in progress, typically; the next commit carries the same offsets.
         this.options.logger.warn(
@@ -280,16 +283,10 @@ export class ConcurrentConsumer {
     clearInterval(this.commitTimer);
     clearTimeout(this.promptCommit);
     this.lagMonitor?.stop();
+    this.partitions.retireAll(this.clock.now()); // released where nothing is left in flight
     await this.commit();
     await this.consumer.disconnect();
     if (!this.options.admin) await this.admin.disconnect();
-  }
-
-  /** The partitions held, those with the most work in flight first: the ones kept if some must go. */
-  private busiestFirst(): { topic: string; partition: number }[] {
-    const load = (p: { topic: string; partition: number }) =>
-      this.partitions.get(`${p.topic}:${p.partition}`)?.inFlight ?? 0;
-    return [...this.assigned].sort((a, b) => load(b) - load(a));
   }
 
   /** Messages being handled now. */

@@ -1,4 +1,10 @@
-import { commitPointOf, encodeHoles, MAX_METADATA_CHARS, type CommitPoint } from './commit-holes';
+import {
+  commitPointOf,
+  encodeHoles,
+  MAX_METADATA_CHARS,
+  RELEASED_METADATA,
+  type CommitPoint,
+} from './commit-holes';
 
 interface Entry {
   offset: number;
@@ -29,6 +35,8 @@ export class PartitionOffsets {
   private next: number | undefined;
   private committed: string | undefined;
   private open = 0;
+  /** Restored holes not fetched again yet (part of `open`, but nobody is working on them). */
+  private unstarted = 0;
   private lastTracked: number | undefined;
 
   /**
@@ -50,6 +58,7 @@ export class PartitionOffsets {
     const restored = this.byOffset.get(offset);
     if (restored && !restored.started) {
       restored.started = true;
+      this.unstarted--;
       return;
     }
     if (this.has(offset))
@@ -99,6 +108,17 @@ export class PartitionOffsets {
     return commitKey({ offset, metadata }) === this.committed ? undefined : { offset, metadata };
   }
 
+  /**
+   * The commit that gives the partition up (RELEASED_METADATA: the next owner may start at once),
+   * when nothing of it is open (in flight or a hole) and it was not committed so already.
+   */
+  releaseCommit(): PartitionCommit | undefined {
+    const point = this.open === 0 ? this.pendingPoint() : undefined;
+    if (!point) return undefined;
+    const commit = { offset: point.offset, metadata: RELEASED_METADATA };
+    return commitKey(commit) === this.committed ? undefined : commit;
+  }
+
   markCommitted(commit: PartitionCommit): void {
     this.committed = commitKey(commit);
   }
@@ -106,6 +126,11 @@ export class PartitionOffsets {
   /** Offsets fetched (or restored holes) not yet completed. */
   get inFlight(): number {
     return this.open;
+  }
+
+  /** Offsets being handled now: fetched and not completed (restored holes not fetched again excluded). */
+  get running(): number {
+    return this.open - this.unstarted;
   }
 
   private pendingPoint(): CommitPoint | undefined {
@@ -118,6 +143,7 @@ export class PartitionOffsets {
     this.window.push(entry);
     this.byOffset.set(entry.offset, entry);
     if (!entry.done) this.open++;
+    if (!entry.started) this.unstarted++;
   }
 }
 

@@ -1,23 +1,15 @@
-import { Kafka } from 'kafkajs';
 import { producerSettings } from '../../src/kafka/client';
 import { decodeHoles } from '../../src/kafka/commit-holes';
 import { ConcurrentConsumer, type ConsumedMessage } from '../../src/kafka/consumer';
 import { createMetricsRegistry } from '../../src/observability/metrics';
 import { silentLogger } from '../../src/observability/logger';
-import { clusterFromEnv, uniquePrefix } from '../support/app';
+import { uniquePrefix } from '../support/app';
+import { consumerSuite } from '../support/consumers';
 import { eventually } from '../support/eventually';
 
 /** The consumer runner on the real broker: concurrency, per-key order, commits with holes. */
 describe('ConcurrentConsumer', () => {
-  const kafka = new Kafka({ clientId: 'runner-test', brokers: clusterFromEnv().kafkaBrokers, logLevel: 0 });
-  const admin = kafka.admin();
-  const consumers: ConcurrentConsumer[] = [];
-
-  beforeAll(() => admin.connect());
-  afterAll(async () => {
-    await Promise.all(consumers.map((c) => c.stop()));
-    await admin.disconnect();
-  });
+  const { kafka, admin, consumers } = consumerSuite('runner-test');
 
   async function topicWith(messages: { key: string; value: string }[]): Promise<string> {
     const topic = `${uniquePrefix()}.runner`;

@@ -1,4 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
+import { createWriteStream } from 'node:fs';
+import { join } from 'node:path';
 import { eventually } from '../../test/support/eventually';
 import { exited, spawnHookline } from '../../test/support/process';
 
@@ -144,6 +146,12 @@ export class HooklineFleet {
     // Errors only by default: every failed attempt to a hung destination logs a warning.
     const child = spawnHookline({ HOOKLINE_LOG_LEVEL: process.env.HOOKLINE_LOG_LEVEL ?? 'error', ...m.env });
     m.child = child;
+    if (process.env.CHAOS_LOG_DIR) {
+      // Every process's log, for a closer look at a run (HOOKLINE_LOG_LEVEL=info says most).
+      const file = createWriteStream(join(process.env.CHAOS_LOG_DIR, `${m.name}.log`), { flags: 'a' });
+      child.stdout!.pipe(file, { end: false });
+      child.stderr!.pipe(file, { end: false });
+    }
     child.once('exit', (code) => {
       if (this.stopped || m.killing || m.child !== child) return;
       this.unexpectedExits.push({ name: m.name, code, outputTail: tail(child.output, 20) });

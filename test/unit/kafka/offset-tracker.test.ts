@@ -1,5 +1,5 @@
 import { PartitionOffsets } from '../../../src/kafka/offset-tracker';
-import { MAX_METADATA_CHARS } from '../../../src/kafka/commit-holes';
+import { MAX_METADATA_CHARS, RELEASED_METADATA } from '../../../src/kafka/commit-holes';
 
 /** The commit as `offset` or `offset h<holes>` (undefined: nothing new to commit). */
 function pending(p: PartitionOffsets): string | undefined {
@@ -131,5 +131,38 @@ describe('PartitionOffsets.restored (a partition taken over with holes)', () => 
     expect(pending(p)).toBe('10 h1:6');
     p.complete(4);
     expect(pending(p)).toBe('10');
+  });
+});
+
+describe('PartitionOffsets.releaseCommit (giving the partition up)', () => {
+  it('releases only once nothing is open, at the commit point, once', () => {
+    const p = new PartitionOffsets();
+    p.track(1);
+    p.track(2);
+    p.complete(2);
+    expect(p.running).toBe(1);
+    expect(p.releaseCommit()).toBeUndefined();
+    p.complete(1);
+    const release = p.releaseCommit()!;
+    expect(release).toEqual({ offset: 3, metadata: RELEASED_METADATA });
+    p.markCommitted(release);
+    expect(p.releaseCommit()).toBeUndefined();
+  });
+
+  it('counts restored holes as open but not running until fetched again', () => {
+    const p = PartitionOffsets.restored({ offset: 10, holes: [4] });
+    expect([p.inFlight, p.running]).toEqual([1, 0]);
+    expect(p.releaseCommit()).toBeUndefined();
+    p.track(4);
+    expect([p.inFlight, p.running]).toEqual([1, 1]);
+    p.complete(4);
+    expect(p.releaseCommit()).toEqual({ offset: 10, metadata: RELEASED_METADATA });
+  });
+
+  it('releases a partition taken over and left untouched at its committed offset', () => {
+    expect(PartitionOffsets.restored({ offset: 10, holes: [] }).releaseCommit()).toEqual({
+      offset: 10,
+      metadata: RELEASED_METADATA,
+    });
   });
 });

@@ -1,0 +1,154 @@
+import { backoffDelayMs, sleep as defaultSleep } from '../core/backoff';
+import type { Clock } from '../core/clock';
+import { errorMessage } from '../core/errors';
+import type { Logger } from '../observability/logger';
+import type { CommittedPoint } from './committed';
+import type { PartitionCommit, PartitionOffsets } from './offset-tracker';
+
+/**
+ * How a partition changes hands between live members without the new owner handling again what
+ * the old one finished but had not committed yet: what was in flight at the rebalance (kafkajs
+ * does not wait for it) and the last commit delay's work.
+ *
+ * The old owner keeps the tracker of a partition it gave up (it *retires*) for up to the grace:
+ * its in-flight messages finish, their offsets are committed, and once nothing is left in flight
+ * it commits the partition *released* (RELEASED_METADATA, commit-holes.ts). The new owner reads the
+ * committed point until it says released, for up to the same grace, then starts from it. A crashed
+ * owner never releases: its successor starts after the grace, handling its holes again.
+ */
+export const HANDOVER_GRACE_MS = 2_000;
+const RELEASE_POLL_MS = 100;
+
+/**
+ * The committed point to take a partition over from: the first one read that the old owner
+ * released, or none was ever committed; else the last one read once `graceMs` passed. A read that
+ * fails is tried again (with backoff, logged) until one works; undefined once the partition is no
+ * longer ours.
+ */
+export async function awaitRelease(options: {
+  read: () => Promise<CommittedPoint | undefined>;
+  stillOurs: () => boolean;
+  graceMs: number;
+  clock: Clock;
+  logger: Logger;
+  context: Record<string, unknown>;
+  sleep?: (ms: number) => Promise<void>;
+}): Promise<CommittedPoint | undefined> {
+  const sleep = options.sleep ?? defaultSleep;
+  const startedMs = options.clock.now();
+  for (let failures = 0; options.stillOurs();) {
+    let point: CommittedPoint | undefined;
+    try {
+      point = await options.read();
+    } catch (err) {
+      failures++;
+      options.logger.warn({ ...options.context, err: errorMessage(err) }, 'cannot read the committed offset');
+      await sleep(backoffDelayMs(failures));
+      continue;
+    }
+    if (!point || point.released) return point;
+    if (options.clock.now() - startedMs >= options.graceMs) {
+      options.logger.info(
+        { ...options.context, offset: point.offset, holes: point.holes.length },
+        'partition taken over unreleased (its previous owner is gone): its holes are handled again',
+      );
+      return point;
+    }
+    await sleep(RELEASE_POLL_MS);
+  }
+  return undefined;
+}
+
+/** A commit to make for one partition; `release` when it gives the partition up. */
+export interface TrackerCommit {
+  key: string;
+  topic: string;
+  partition: number;
+  commit: PartitionCommit;
+  release: boolean;
+  tracker: PartitionOffsets;
+}
+
+/**
+ * The offset trackers of one consumer, keyed `<topic>:<partition>`: those of the partitions it
+ * owns, and those of the partitions it gave up and is still finishing (retiring, see above).
+ */
+export class PartitionTrackers {
+  private readonly owned = new Map<string, PartitionOffsets>();
+  private readonly retiring = new Map<string, { tracker: PartitionOffsets; sinceMs: number }>();
+
+  constructor(private readonly graceMs: number) {}
+
+  get(key: string): PartitionOffsets | undefined {
+    return this.owned.get(key);
+  }
+
+  has(key: string): boolean {
+    return this.owned.has(key);
+  }
+
+  /** The tracker of a partition taken over: from now on only it commits there. */
+  set(key: string, tracker: PartitionOffsets): void {
+    this.retiring.delete(key);
+    this.owned.set(key, tracker);
+  }
+
+  /**
+   * The group's new assignment. The trackers of partitions still ours are kept when this member
+   * stayed in the group (`sameMember`: nobody else can have had them since); every other owned
+   * partition retires. Returns the keys to take over (read their committed point).
+   */
+  assign(keys: readonly string[], sameMember: boolean, nowMs: number): string[] {
+    const assigned = new Set(keys);
+    for (const [key, tracker] of [...this.owned]) {
+      if (sameMember && assigned.has(key)) continue;
+      this.owned.delete(key);
+      this.retiring.set(key, { tracker, sinceMs: nowMs });
+    }
+    return keys.filter((key) => !this.owned.has(key));
+  }
+
+  /** Every owned partition retires (a graceful stop). */
+  retireAll(nowMs: number): void {
+    this.assign([], false, nowMs);
+  }
+
+  /**
+   * What to commit now. A retiring partition is released once nothing of it is in flight; it is
+   * forgotten once released, or after the grace (its successor no longer waits for it).
+   */
+  commits(nowMs: number): TrackerCommit[] {
+    const out: TrackerCommit[] = [];
+    for (const [key, tracker] of this.owned) {
+      const commit = tracker.pendingCommit();
+      if (commit) out.push({ ...partitionOf(key), key, commit, release: false, tracker });
+    }
+    for (const [key, { tracker, sinceMs }] of [...this.retiring]) {
+      const release = tracker.running === 0 ? tracker.releaseCommit() : undefined;
+      const commit = release ?? tracker.pendingCommit();
+      if (nowMs - sinceMs > this.graceMs || (!commit && tracker.running === 0)) this.retiring.delete(key);
+      else if (commit)
+        out.push({ ...partitionOf(key), key, commit, release: release !== undefined, tracker });
+    }
+    return out;
+  }
+
+  /** After `commits` were accepted by the broker. */
+  committed(commits: readonly TrackerCommit[]): void {
+    for (const c of commits) {
+      c.tracker.markCommitted(c.commit);
+      if (c.release && this.retiring.get(c.key)?.tracker === c.tracker) this.retiring.delete(c.key);
+    }
+  }
+
+  /** The partitions held, those with the most work in flight first: the ones kept if some must go. */
+  busiestFirst<P extends { topic: string; partition: number }>(held: readonly P[]): P[] {
+    const load = (p: P) => this.owned.get(`${p.topic}:${p.partition}`)?.inFlight ?? 0;
+    return [...held].sort((a, b) => load(b) - load(a));
+  }
+}
+
+export function partitionOf(key: string): { topic: string; partition: number } {
+  const i = key.lastIndexOf(':');
+  return { topic: key.slice(0, i), partition: Number(key.slice(i + 1)) };
+}

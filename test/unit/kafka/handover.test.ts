@@ -1,0 +1,151 @@
+import { RELEASED_METADATA } from '../../../src/kafka/commit-holes';
+import type { CommittedPoint } from '../../../src/kafka/committed';
+import { awaitRelease, PartitionTrackers, type TrackerCommit } from '../../../src/kafka/handover';
+import { PartitionOffsets } from '../../../src/kafka/offset-tracker';
+import { silentLogger } from '../../../src/observability/logger';
+
+/** Commits as `key offset [metadata]`, in order. */
+const shown = (commits: TrackerCommit[]) =>
+  commits.map((c) => `${c.key} ${c.commit.offset}${c.commit.metadata ? ` ${c.commit.metadata}` : ''}`);
+
+function trackerWith(tracked: number[], completed: number[]): PartitionOffsets {
+  const t = new PartitionOffsets();
+  tracked.forEach((o) => t.track(o));
+  completed.forEach((o) => t.complete(o));
+  return t;
+}
+
+describe('PartitionTrackers (handing partitions over between live members)', () => {
+  const GRACE_MS = 2_000;
+
+  it('keeps the partitions still assigned to the same member and retires the others', () => {
+    const trackers = new PartitionTrackers(GRACE_MS);
+    expect(trackers.assign(['t:0', 't:1'], false, 0)).toEqual(['t:0', 't:1']);
+    trackers.set('t:0', trackerWith([5], [5]));
+    trackers.set('t:1', trackerWith([7], [7]));
+    expect(trackers.assign(['t:0', 't:2'], true, 10)).toEqual(['t:2']);
+    expect(trackers.has('t:0')).toBe(true);
+    expect(trackers.has('t:1')).toBe(false);
+    // t:0 goes on as usual; t:1 had nothing in flight: released at once
+    expect(shown(trackers.commits(20))).toEqual(['t:0 6', `t:1 8 ${RELEASED_METADATA}`]);
+  });
+
+  it('takes every partition over again when the member left the group meanwhile (a new member id)', () => {
+    const trackers = new PartitionTrackers(GRACE_MS);
+    trackers.assign(['t:0'], false, 0);
+    trackers.set('t:0', trackerWith([5], [5]));
+    expect(trackers.assign(['t:0'], false, 10)).toEqual(['t:0']);
+    expect(trackers.has('t:0')).toBe(false);
+  });
+
+  it('commits a retiring partition as its work completes and releases it once none is in flight', () => {
+    const trackers = new PartitionTrackers(GRACE_MS);
+    trackers.assign(['t:0'], false, 0);
+    const tracker = trackerWith([1, 2, 3], [1, 3]);
+    trackers.set('t:0', tracker);
+    trackers.assign([], true, 100);
+    const first = trackers.commits(200);
+    expect(shown(first)).toEqual(['t:0 4 h1:2']); // 2 still in flight: a hole, not released
+    trackers.committed(first);
+    expect(trackers.commits(300)).toEqual([]);
+    tracker.complete(2);
+    const release = trackers.commits(400);
+    expect(shown(release)).toEqual([`t:0 4 ${RELEASED_METADATA}`]);
+    expect(release[0]!.release).toBe(true);
+    trackers.committed(release);
+    expect(trackers.commits(500)).toEqual([]); // forgotten once released
+  });
+
+  it('forgets a retiring partition after the grace, released or not', () => {
+    const trackers = new PartitionTrackers(GRACE_MS);
+    trackers.assign(['t:0'], false, 0);
+    trackers.set('t:0', trackerWith([1, 2], [2]));
+    trackers.assign([], true, 1_000);
+    expect(shown(trackers.commits(1_000 + GRACE_MS))).toEqual(['t:0 3 h1:2']);
+    expect(trackers.commits(1_001 + GRACE_MS)).toEqual([]);
+  });
+
+  it('does not release a partition whose only open offsets are holes nobody handles here', () => {
+    const trackers = new PartitionTrackers(GRACE_MS);
+    trackers.assign(['t:0'], false, 0);
+    trackers.set('t:0', PartitionOffsets.restored({ offset: 10, holes: [4] })); // 4 never fetched again
+    trackers.retireAll(5);
+    expect(trackers.commits(10)).toEqual([]); // its commit stands: 10 with hole 4
+  });
+
+  it('lets a partition taken over again commit only through its new tracker', () => {
+    const trackers = new PartitionTrackers(GRACE_MS);
+    trackers.assign(['t:0'], false, 0);
+    trackers.set('t:0', trackerWith([1, 2], [2]));
+    trackers.assign([], true, 10);
+    expect(trackers.assign(['t:0'], true, 20)).toEqual(['t:0']); // another member may have had it
+    trackers.set('t:0', PartitionOffsets.restored({ offset: 30, holes: [] }));
+    expect(trackers.commits(30)).toEqual([]);
+  });
+
+  it('puts the partitions with the most in flight first', () => {
+    const trackers = new PartitionTrackers(GRACE_MS);
+    trackers.assign(['t:0', 't:1'], false, 0);
+    trackers.set('t:0', trackerWith([1], []));
+    trackers.set('t:1', trackerWith([1, 2], []));
+    const held = [
+      { topic: 't', partition: 0 },
+      { topic: 't', partition: 1 },
+      { topic: 't', partition: 2 },
+    ];
+    expect(trackers.busiestFirst(held).map((p) => p.partition)).toEqual([1, 0, 2]);
+  });
+});
+
+describe('awaitRelease', () => {
+  /** Reads answering each of `points` in turn (the last one from then on); time moves 100 ms per sleep. */
+  function run(points: (CommittedPoint | undefined | Error)[], graceMs = 1_000) {
+    let nowMs = 0;
+    let reads = 0;
+    const result = awaitRelease({
+      read: async () => {
+        const p = points[Math.min(reads++, points.length - 1)];
+        if (p instanceof Error) throw p;
+        return p;
+      },
+      stillOurs: () => true,
+      graceMs,
+      clock: { now: () => nowMs },
+      logger: silentLogger(),
+      context: {},
+      sleep: async (ms) => void (nowMs += ms),
+    });
+    return result.then((point) => ({ point, reads, elapsedMs: nowMs }));
+  }
+  const held = { offset: 10, holes: [4], released: false };
+  const released = { offset: 12, holes: [], released: true };
+
+  it.each([
+    ['nothing committed yet: at once', [undefined], undefined, 1],
+    ['already released: at once', [released], released, 1],
+    ['released on the third read', [held, held, released], released, 3],
+    ['never released: the last read after the grace', [held], held, 11],
+    ['a failed read is tried again', [new Error('broker away'), released], released, 2],
+  ])('%s', async (_, points, expected, reads) => {
+    const outcome = await run(points);
+    expect(outcome.point).toEqual(expected);
+    expect(outcome.reads).toBe(reads);
+  });
+
+  it('stops once the partition is no longer ours', async () => {
+    let ours = true;
+    const point = await awaitRelease({
+      read: async () => {
+        ours = false;
+        return held;
+      },
+      stillOurs: () => ours,
+      graceMs: 1_000,
+      clock: { now: () => 0 },
+      logger: silentLogger(),
+      context: {},
+      sleep: async () => undefined,
+    });
+    expect(point).toBeUndefined();
+  });
+});
