@@ -2,8 +2,9 @@
  * Who gets the worker's capacity: the admission policy of the dispatcher, as a pure function.
  *
  * A destination is *slow* while its requests take longer than `slowRunMs` (the moving average of
- * finished runs, or the age of its oldest run still in flight: a destination that never answers
- * has no average yet). Slow destinations may together hold at most `slowShare` of the worker's
+ * finished requests, or the age of the oldest still in flight: a destination that never answers
+ * has no average yet). The hand-off to Kafka after a task's requests is not counted: a worker
+ * whose own event loop or broker is slow would otherwise find every destination slow. Slow destinations may together hold at most `slowShare` of the worker's
  * tasks, each an equal part of that budget, and never queue: a task that cannot start at once is
  * parked (handed to the first delay topic without an attempt). Fast destinations keep their own
  * concurrency and queue. So any number of dead endpoints costs only the slow budget, and healthy

@@ -4,8 +4,11 @@ import { admit, isSlow, slowCaps, type AdmissionLimits, type LaneLoad, type Pool
 import { TokenBucket, burstFor } from './rate-limit';
 
 export interface DispatcherOptions extends AdmissionLimits {
-  /** Attempts a task and hands it on (done, retry, dead letter). Resolves when that is durable. */
-  run: (task: DeliveryTask) => Promise<void>;
+  /**
+   * Attempts a task and hands it on (done, retry, dead letter). Resolves when that is durable;
+   * calls `requestsDone` once its requests to the destination are over (before the hand-off).
+   */
+  run: (task: DeliveryTask, requestsDone: () => void) => Promise<void>;
   /** Hands a task to the first delay topic without attempting it (backpressure). */
   defer: (task: DeliveryTask) => Promise<void>;
   /** A destination's `maxRequestsPerSecond`, if it has one. */
@@ -24,12 +27,15 @@ interface Queued {
 interface Lane {
   active: number;
   activeKeys: Map<string, number>;
-  /** Start times of the runs in flight, oldest first (insertion order). */
+  /** Start times of the runs whose requests are in flight, oldest first (insertion order). */
   activeSince: Set<{ atMs: number }>;
   /** Tasks back from a delay topic (retries, deferred tasks): served before first attempts. */
   retries: Queued[];
   firsts: Queued[];
-  /** Moving average of how long a run takes, once one finished. */
+  /**
+   * Moving average of how long a run's requests take, once one finished. The hand-off after them
+   * (waiting for Kafka, on an event loop this process may be saturating) is not the destination's.
+   */
   avgRunMs: number | undefined;
   /** The destination's rate limit, when it has one. */
   bucket: TokenBucket | undefined;
@@ -198,14 +204,17 @@ export class Dispatcher {
     lane.activeKeys.set(item.key, (lane.activeKeys.get(item.key) ?? 0) + 1);
     const since = { atMs: this.options.clock.now() };
     lane.activeSince.add(since);
+    const requestsDone = () => {
+      if (!lane.activeSince.delete(since)) return;
+      const runMs = this.options.clock.now() - since.atMs;
+      lane.avgRunMs = lane.avgRunMs === undefined ? runMs : lane.avgRunMs * 0.8 + runMs * 0.2;
+    };
     item.onStart?.();
     this.options
-      .run(item.task)
+      .run(item.task, requestsDone)
       .then(item.resolve, item.reject)
       .finally(() => {
-        const runMs = this.options.clock.now() - since.atMs;
-        lane.avgRunMs = lane.avgRunMs === undefined ? runMs : lane.avgRunMs * 0.8 + runMs * 0.2;
-        lane.activeSince.delete(since);
+        requestsDone();
         lane.active--;
         const n = lane.activeKeys.get(item.key)! - 1;
         if (n === 0) lane.activeKeys.delete(item.key);

@@ -73,7 +73,8 @@ export class DeliveryExecutor {
     this.stopped = true;
   }
 
-  readonly execute = async (task: DeliveryTask): Promise<void> => {
+  /** `requestsDone` is called once the requests are over, before the hand-off (see Dispatcher). */
+  readonly execute = async (task: DeliveryTask, requestsDone?: () => void): Promise<void> => {
     const { catalog, metrics, clock } = this.options;
     const destination = catalog.destination(task.destinationId);
     if (!destination) return this.deadLetter(task, 'destination_deleted');
@@ -108,6 +109,7 @@ export class DeliveryExecutor {
       });
     } finally {
       metrics.inFlight.dec();
+      requestsDone?.();
     }
     for (const a of outcome.attempts) {
       if (a.result === 'circuit_open') continue; // no request was made

@@ -181,6 +181,32 @@ describe('Dispatcher', () => {
       expect(d.load('stuck')).toEqual({ active: 4, queued: 0 });
     });
 
+    it('judges a lane by its requests, not by the hand-off to Kafka after them', async () => {
+      const deferred: string[] = [];
+      let now = 0;
+      const handoffs = new Map<string, () => void>();
+      // Requests that answer at once, hand-offs that Kafka (or a saturated event loop) holds up.
+      const run = (t: DeliveryTask, requestsDone: () => void) =>
+        new Promise<void>((resolve) => {
+          requestsDone();
+          handoffs.set(t.messageId, resolve);
+        });
+      const d = dispatcher({
+        ...slowLimits,
+        run,
+        defer: async (t) => void deferred.push(t.messageId),
+        clock: { now: () => now },
+      });
+      for (let i = 0; i < 7; i++) void d.submit(task('fast', `u${i}`, `f${i}`));
+      now += 3_000; // the hand-offs have waited past slowRunMs
+      d.sweep();
+      handoffs.get('f0')!();
+      await new Promise((r) => setImmediate(r));
+      void d.submit(task('fast', 'u7', 'f7'));
+      expect(deferred).toEqual([]); // not slow: its queue is kept
+      expect(d.load('fast')).toEqual({ active: 4, queued: 3 });
+    });
+
     it('serves retries before first attempts in a busy lane', async () => {
       const { run, started, finish } = manualRuns();
       const d = dispatcher({ run, maxActivePerDestination: 1, maxQueuedPerDestination: 10 });
