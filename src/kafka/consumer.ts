@@ -188,8 +188,10 @@ export class ConcurrentConsumer {
       context: { topic, partition },
     });
     if (!ours() || this.partitions.has(key)) return;
-    this.partitions.set(key, point ? PartitionOffsets.restored(point) : new PartitionOffsets());
-    if (point?.holes.length) this.consumer.seek({ topic, partition, offset: String(point.holes[0]) });
+    const tracker = point ? PartitionOffsets.restored(point) : new PartitionOffsets();
+    this.partitions.set(key, tracker); // adopts this process's earlier tracker of it, if any
+    const hole = tracker.firstUnstarted();
+    if (hole !== undefined) this.consumer.seek({ topic, partition, offset: String(hole) });
   }
 
   private pauseUntil(dueAtMs: number, pause: () => () => void): void {

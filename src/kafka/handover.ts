@@ -76,6 +76,11 @@ export interface TrackerCommit {
 export class PartitionTrackers {
   private readonly owned = new Map<string, PartitionOffsets>();
   private readonly retiring = new Map<string, { tracker: PartitionOffsets; sinceMs: number }>();
+  /**
+   * Retired past the grace without a release: no longer committed here, but kept in case the
+   * partition comes back to this process (see `set`).
+   */
+  private readonly former = new Map<string, PartitionOffsets>();
 
   constructor(private readonly graceMs: number) {}
 
@@ -87,9 +92,17 @@ export class PartitionTrackers {
     return this.owned.has(key);
   }
 
-  /** The tracker of a partition taken over: from now on only it commits there. */
+  /**
+   * The tracker of a partition taken over: from now on only it commits there. When the partition
+   * comes back to this process (a rejoin under a new member id, as after kafkajs restarted the
+   * consumer), it adopts this process's earlier tracker: work done here is not done again, work in
+   * flight here is not started again (PartitionOffsets.adopt).
+   */
   set(key: string, tracker: PartitionOffsets): void {
+    const earlier = this.retiring.get(key)?.tracker ?? this.former.get(key);
+    if (earlier) tracker.adopt(earlier);
     this.retiring.delete(key);
+    this.former.delete(key);
     this.owned.set(key, tracker);
   }
 
@@ -126,7 +139,10 @@ export class PartitionTrackers {
     for (const [key, { tracker, sinceMs }] of [...this.retiring]) {
       const release = tracker.running === 0 ? tracker.releaseCommit() : undefined;
       const commit = release ?? tracker.pendingCommit();
-      if (nowMs - sinceMs > this.graceMs || (!commit && tracker.running === 0)) this.retiring.delete(key);
+      if (nowMs - sinceMs > this.graceMs) {
+        this.retiring.delete(key);
+        this.former.set(key, tracker);
+      } else if (!commit && tracker.running === 0) this.retiring.delete(key);
       else if (commit)
         out.push({ ...partitionOf(key), key, commit, release: release !== undefined, tracker });
     }

@@ -38,6 +38,10 @@ export class PartitionOffsets {
   /** Restored holes not fetched again yet (part of `open`, but nobody is working on them). */
   private unstarted = 0;
   private lastTracked: number | undefined;
+  /** Below this, every offset not listed is done (0 once restored from a commit point). */
+  private floor: number | undefined;
+  /** The tracker that adopted this one (see `adopt`): completions are passed on to it. */
+  private successor: PartitionOffsets | undefined;
 
   /**
    * The tracker of a partition taken over with holes in its committed metadata: the holes are
@@ -50,6 +54,7 @@ export class PartitionOffsets {
     if (!tracker.byOffset.has(point.offset - 1))
       tracker.push({ offset: point.offset - 1, done: true, started: true });
     tracker.lastTracked = point.offset - 1;
+    tracker.floor = 0;
     tracker.committed = commitKey(tracker.pendingPoint());
     return tracker;
   }
@@ -64,7 +69,50 @@ export class PartitionOffsets {
     if (this.has(offset))
       throw new Error(`offset ${offset} tracked out of order (after ${this.lastTracked})`);
     this.lastTracked = offset;
+    this.floor ??= offset;
     this.push({ offset, done: false, started: true });
+  }
+
+  /**
+   * Takes in what `previous`, this process's earlier tracker of the same partition, knows: an
+   * offset it finished is done here too, and one it is still working on is not handed out again
+   * but completes here when it completes there (its run holds the old tracker). Whoever had the
+   * partition in between, this takes in only this process's own work, so nothing is skipped. Call
+   * right after `restored` (or the constructor), before anything is tracked.
+   */
+  adopt(previous: PartitionOffsets): void {
+    previous.successor = this;
+    for (const entry of [...this.window]) {
+      if (entry.started) continue;
+      const state = previous.stateOf(entry.offset);
+      if (state === 'unknown') continue;
+      entry.started = true;
+      this.unstarted--;
+      if (state === 'done') this.complete(entry.offset);
+    }
+    const from = (this.lastTracked ?? -1) + 1;
+    if (previous.lastTracked === undefined || previous.lastTracked < from) return;
+    if (previous.floor === undefined || previous.floor > from) return; // it never saw [from, floor)
+    for (let i = previous.head; i < previous.window.length; i++) {
+      const { offset, done, started } = previous.window[i]!;
+      if (offset >= from) this.push({ offset, done, started });
+    }
+    this.lastTracked = previous.lastTracked;
+    this.floor ??= from;
+  }
+
+  /** The lowest offset listed but not handed out yet (a restored hole), if any. */
+  firstUnstarted(): number | undefined {
+    for (let i = this.head; i < this.window.length; i++)
+      if (!this.window[i]!.started) return this.window[i]!.offset;
+    return undefined;
+  }
+
+  private stateOf(offset: number): 'done' | 'running' | 'unknown' {
+    if (this.lastTracked === undefined || offset > this.lastTracked) return 'unknown';
+    const entry = this.byOffset.get(offset);
+    if (entry) return entry.done ? 'done' : entry.started ? 'running' : 'unknown';
+    return this.floor !== undefined && offset >= this.floor ? 'done' : 'unknown';
   }
 
   /**
@@ -83,6 +131,7 @@ export class PartitionOffsets {
     if (!entry || entry.done) return false;
     entry.done = true;
     this.open--;
+    this.successor?.complete(offset);
     while (this.head < this.window.length && this.window[this.head]!.done) {
       const done = this.window[this.head++]!;
       this.byOffset.delete(done.offset);

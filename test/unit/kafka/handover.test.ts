@@ -83,6 +83,20 @@ describe('PartitionTrackers (handing partitions over between live members)', () 
     expect(trackers.commits(30)).toEqual([]);
   });
 
+  it('lets a partition back in this process adopt its earlier tracker, even past the grace', () => {
+    const trackers = new PartitionTrackers(GRACE_MS);
+    trackers.assign(['t:0'], false, 0);
+    const earlier = trackerWith([1, 2, 3], [1, 3]); // 2 still running
+    trackers.set('t:0', earlier);
+    expect(trackers.assign(['t:0'], false, 10)).toEqual(['t:0']); // rejoined under a new member id
+    trackers.commits(20 + GRACE_MS); // past the grace: no longer committed, still remembered
+    const taken = PartitionOffsets.restored({ offset: 2, holes: [] });
+    trackers.set('t:0', taken);
+    expect([2, 3].map((o) => taken.has(o))).toEqual([true, true]); // not handled again
+    earlier.complete(2);
+    expect(shown(trackers.commits(30 + GRACE_MS))).toEqual(['t:0 4']);
+  });
+
   it('puts the partitions with the most in flight first', () => {
     const trackers = new PartitionTrackers(GRACE_MS);
     trackers.assign(['t:0', 't:1'], false, 0);

@@ -166,3 +166,38 @@ describe('PartitionOffsets.releaseCommit (giving the partition up)', () => {
     });
   });
 });
+
+describe('PartitionOffsets.adopt (a partition back in the same process)', () => {
+  /** Offsets 3..14 fetched here; all done but 7 and 12, still running. */
+  function earlier(): PartitionOffsets {
+    const p = new PartitionOffsets();
+    for (let o = 3; o <= 14; o++) p.track(o);
+    for (let o = 3; o <= 14; o++) if (o !== 7 && o !== 12) p.complete(o);
+    return p;
+  }
+
+  it('does not hand out again what this process did or is doing, and completes it when it does', () => {
+    const previous = earlier();
+    const p = PartitionOffsets.restored({ offset: 10, holes: [4, 7] });
+    p.adopt(previous);
+    expect([4, 7, 10, 12, 14, 15].map((o) => p.has(o))).toEqual([true, true, true, true, true, false]);
+    expect(p.firstUnstarted()).toBeUndefined(); // no hole left to fetch again
+    expect(pending(p)).toBe('15 h1:3,5'); // 12 and 7 still in flight here
+    previous.complete(7);
+    expect(pending(p)).toBe('15 h1:3');
+    previous.complete(12);
+    expect(pending(p)).toBe('15');
+    p.track(15);
+    expect(p.inFlight).toBe(1);
+  });
+
+  it('takes nothing it cannot vouch for: offsets the earlier tracker never saw are handled', () => {
+    const previous = new PartitionOffsets();
+    for (let o = 20; o <= 25; o++) previous.track(o);
+    for (let o = 20; o <= 25; o++) previous.complete(o);
+    const p = PartitionOffsets.restored({ offset: 10, holes: [5] });
+    p.adopt(previous);
+    expect(p.firstUnstarted()).toBe(5);
+    expect([5, 10, 20].map((o) => p.has(o))).toEqual([false, false, false]);
+  });
+});
