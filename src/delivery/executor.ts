@@ -1,6 +1,6 @@
 import type { AvroCodec } from '../avro/codec';
 import type { RetryPolicy } from '../config/retry';
-import { retryTransient } from '../core/backoff';
+import { retryTransient, type BackoffPolicy } from '../core/backoff';
 import type { Clock } from '../core/clock';
 import type { BatchingProducer, OutgoingMessage } from '../kafka/batching-producer';
 import { formatDelay, retryTopic } from '../kafka/topics';
@@ -20,6 +20,9 @@ import { SecretUnreadableError } from '../security/secrets';
 import { webhookIdFor } from './http/standard-webhooks';
 import { dueAtHeader } from './retry/due-header';
 import { parkingStep, pauseStep } from './retry/schedule';
+
+/** Hand-offs Kafka did not take are tried again within 1 s: done (committed) soon after it is back. */
+const HANDOFF_BACKOFF: BackoffPolicy = { initialDelayMs: 100, maxDelayMs: 1_000 };
 
 /** The history entry of a task parked while its destination is disabled. */
 const PAUSED = 'destination_disabled';
@@ -130,6 +133,7 @@ export class DeliveryExecutor {
     // again. Failing here would make the consumer run the whole task again, calling the receiver
     // once more per retry (seen as duplicates in the chaos run's broker kill).
     await retryTransient(() => this.options.producer.send(this.handoffMessages(plan)), {
+      backoff: HANDOFF_BACKOFF,
       isRunning: () => !this.stopped,
       logger: this.options.logger,
       context: { taskId: task.taskId, destinationId: task.destinationId, handoff: plan.handoff.outcome },
