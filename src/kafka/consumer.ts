@@ -60,13 +60,14 @@ export class ConcurrentConsumer {
         stickyAssigner(() => this.partitions.busiestFirst(this.assigned)),
         PartitionAssigners.roundRobin,
       ],
+      // Once stopping, no restart after a crash (kafkajs's would be a member holding partitions idle).
+      retry: { retries: 5, restartOnFailure: async () => !this.stopping },
     });
     this.clock = options.clock ?? systemClock;
     this.partitions = new PartitionTrackers(options.handoverGraceMs ?? HANDOVER_GRACE_MS);
     this.committer = new Committer(this.consumer);
     this.admin = options.admin ?? options.kafka.admin();
-    // A rebalance may hand our partitions to another member: commit what is done here first.
-    this.consumer.on(this.consumer.events.REBALANCING, () => void this.commit());
+    this.consumer.on(this.consumer.events.REBALANCING, () => void this.commit()); // before it moves
     this.consumer.on(this.consumer.events.GROUP_JOIN, (event) => {
       // Keep the trackers of partitions still ours (kafkajs re-fetches from the committed offset;
       // the tracker knows what is in flight or done), unless this member left the group meanwhile
@@ -102,6 +103,7 @@ export class ConcurrentConsumer {
       });
     } catch (err) {
       // Start-up may run again in this process (start-up.ts): leave no client connected behind.
+      this.stopping = true;
       await this.consumer.disconnect().catch(() => undefined);
       if (!this.options.admin) await this.admin.disconnect().catch(() => undefined);
       throw err;

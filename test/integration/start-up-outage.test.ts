@@ -1,3 +1,4 @@
+import { Kafka } from 'kafkajs';
 import pino from 'pino';
 import { createLogger } from '../../src/observability/logger';
 import { launchLocalStack, type LocalStack } from '../../tools/devstack';
@@ -71,6 +72,27 @@ test('a worker whose broker dies during start-up starts once the broker is back'
     expect({ exitCode, tail }).toMatchObject({ exitCode: undefined });
     const res = await fetch(`http://127.0.0.1:${port}/readyz`);
     expect({ status: res.status, body: await res.text(), tail }).toMatchObject({ status: 200 });
+
+    // One member per group: no consumer of a failed start-up attempt came back to life (kafkajs
+    // restarts a consumer that crashed while being stopped), holding partitions it never works on.
+    const admin = new Kafka({
+      clientId: 'start-up-outage',
+      brokers: stack.kafkaBrokers,
+      logLevel: 0,
+    }).admin();
+    await admin.connect();
+    try {
+      const members = await eventually(
+        async () => {
+          const { groups } = await admin.describeGroups(['hookline.worker', 'hookline.retry']);
+          return groups.every((g) => g.state === 'Stable') && groups.map((g) => g.members.length);
+        },
+        { timeoutMs: 60_000, intervalMs: 500, what: 'the worker groups to be stable' },
+      );
+      expect(members).toEqual([1, 1]);
+    } finally {
+      await admin.disconnect();
+    }
   } finally {
     child.kill('SIGKILL');
     await exited(child);
