@@ -184,7 +184,7 @@ export class ConcurrentConsumer {
     const point = await awaitRelease({
       read: () => committedPoint(this.admin, this.options.groupId, topic, partition),
       stillOurs: ours,
-      graceMs: this.options.handoverGraceMs ?? HANDOVER_GRACE_MS,
+      graceMs: this.partitions.graceMs,
       clock: this.clock,
       logger: this.options.logger,
       context: { topic, partition },

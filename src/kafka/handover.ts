@@ -82,7 +82,8 @@ export class PartitionTrackers {
    */
   private readonly former = new Map<string, PartitionOffsets>();
 
-  constructor(private readonly graceMs: number) {}
+  /** `graceMs`: how long a retiring partition is committed here (and a successor waits for it). */
+  constructor(readonly graceMs: number) {}
 
   get(key: string): PartitionOffsets | undefined {
     return this.owned.get(key);
