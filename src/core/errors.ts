@@ -56,6 +56,18 @@ export class ReadLagError extends HooklineError {
   readonly code: string = 'read_lagging';
 }
 
+/**
+ * Work on a consumed message not started because its consumer no longer holds the message's
+ * partition (it is out of the group, or the partition moved on): whoever holds it does that work.
+ */
+export class WorkNotHeldError extends HooklineError {
+  readonly retriable = false;
+  readonly code = 'work_not_held';
+  constructor() {
+    super('the partition of this message is no longer held by this consumer');
+  }
+}
+
 export function errorMessage(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }

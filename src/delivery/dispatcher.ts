@@ -1,4 +1,5 @@
 import type { Clock } from '../core/clock';
+import { WorkNotHeldError } from '../core/errors';
 import type { DeliveryTask } from '../records/delivery-task';
 import { admit, isSlow, slowCaps, type AdmissionLimits, type LaneLoad, type PoolLoad } from './admission';
 import { TokenBucket, burstFor } from './rate-limit';
@@ -16,9 +17,20 @@ export interface DispatcherOptions extends AdmissionLimits {
   clock: Clock;
 }
 
-interface Queued {
+/** How a task's attempt may start. */
+export interface SubmitOptions {
+  /** Runs when the attempt begins (after any wait in the lane), not when the task is deferred. */
+  onStart?: () => void;
+  /**
+   * Whether the task's consumer still holds its partition (ConsumedMessage.held). Checked when
+   * the attempt would begin: once false, the task is not attempted and `submit` rejects with
+   * WorkNotHeldError (whoever holds the partition delivers it).
+   */
+  held?: () => boolean;
+}
+
+interface Queued extends SubmitOptions {
   task: DeliveryTask;
-  onStart: (() => void) | undefined;
   key: string;
   resolve: () => void;
   reject: (err: unknown) => void;
@@ -60,11 +72,8 @@ export class Dispatcher {
 
   constructor(private readonly options: DispatcherOptions) {}
 
-  /**
-   * Resolves when the task was attempted and handed on, or deferred. `onStart` runs when the
-   * attempt begins (after any wait in the lane), not when it is deferred.
-   */
-  submit(task: DeliveryTask, onStart?: () => void): Promise<void> {
+  /** Resolves when the task was attempted and handed on, or deferred. */
+  submit(task: DeliveryTask, options: SubmitOptions = {}): Promise<void> {
     let lane = this.lanes.get(task.destinationId);
     if (!lane) {
       lane = {
@@ -86,7 +95,7 @@ export class Dispatcher {
       return this.options.defer(task);
     }
     return new Promise<void>((resolve, reject) => {
-      const item: Queued = { task, onStart, key: task.userKey, resolve, reject };
+      const item: Queued = { ...options, task, key: task.userKey, resolve, reject };
       if (admission === 'start') this.start(task.destinationId, lane, item);
       else (task.dueAtMs !== undefined ? lane.retries : lane.firsts).push(item);
     });
@@ -198,6 +207,7 @@ export class Dispatcher {
   }
 
   private start(destinationId: string, lane: Lane, item: Queued): void {
+    if (item.held?.() === false) return item.reject(new WorkNotHeldError());
     lane.bucket?.take(this.options.clock.now());
     lane.active++;
     if (isSlow(this.laneState(lane, undefined), this.options)) this.pool.slowActive++;

@@ -143,7 +143,12 @@ export async function startDeliveryWorker(options: DeliveryWorkerOptions): Promi
     groupId: `${options.topicPrefix}.worker`,
     topics: [topics.deliveries],
     logger,
-    handler: taskHandler({ avro, deadLetters, logger, handle: (task) => dispatcher.submit(task) }),
+    handler: taskHandler({
+      avro,
+      deadLetters,
+      logger,
+      handle: (task, { held }) => dispatcher.submit(task, { held }),
+    }),
   });
   await consumer.start();
   // Start-up may run again in this process (start-up.ts): a failure here stops what started.

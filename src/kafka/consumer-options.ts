@@ -9,6 +9,13 @@ export interface ConsumedMessage {
   topic: string;
   partition: number;
   message: KafkaMessage;
+  /**
+   * False once the consumer no longer holds the message's partition: it left the group (a crash,
+   * kafkajs restarting it) or the partition moved on. Work not started by then should not start:
+   * the handler rejects with WorkNotHeldError and the message is handed out again, here or to the
+   * partition's next owner. Started work finishes either way. Absent: always held.
+   */
+  held?: () => boolean;
 }
 
 /**

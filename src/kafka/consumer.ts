@@ -2,13 +2,14 @@ import { PartitionAssigners } from 'kafkajs';
 import type { Admin, Consumer, EachBatchPayload } from 'kafkajs';
 import { systemClock, type Clock } from '../core/clock';
 import { backoffDelayMs, sleep } from '../core/backoff';
-import { errorMessage } from '../core/errors';
+import { errorMessage, WorkNotHeldError } from '../core/errors';
 import { startLagMonitor } from './lag';
 import { committedPoint } from './committed';
 import { PartitionOffsets } from './offset-tracker';
 import { awaitRelease, HANDOVER_GRACE_MS, PartitionTrackers, partitionOf } from './handover';
 import { Committer } from './committer';
 import { groupTimings } from './group-timings';
+import { InFlight } from './in-flight';
 import { KeyChains } from './key-chains';
 import { stickyAssigner } from './sticky-assigner';
 import { fetchSizes, type ConcurrentConsumerOptions, type ConsumedMessage } from './consumer-options';
@@ -28,9 +29,7 @@ export class ConcurrentConsumer {
   private readonly consumer: Consumer;
   private readonly partitions: PartitionTrackers;
   private readonly committer: Committer;
-  private inFlight = 0;
-  private readonly capacityWaiters: (() => void)[] = [];
-  private readonly drainWaiters: (() => void)[] = [];
+  private readonly inFlight: InFlight;
   private commitTimer: NodeJS.Timeout | undefined;
   private promptCommit: NodeJS.Timeout | undefined;
   private committing: Promise<void> = Promise.resolve();
@@ -47,6 +46,8 @@ export class ConcurrentConsumer {
   private readonly takeOvers = new Map<string, Promise<void>>();
   private joins = 0;
   private memberId: string | undefined;
+  /** Between a crash of the kafkajs consumer and its next join: no partition is held then. */
+  private outOfGroup = false;
 
   constructor(private readonly options: ConcurrentConsumerOptions) {
     this.consumer = options.kafka.consumer({
@@ -64,10 +65,12 @@ export class ConcurrentConsumer {
       retry: { retries: 5, restartOnFailure: async () => !this.stopping },
     });
     this.clock = options.clock ?? systemClock;
+    this.inFlight = new InFlight(options.maxInFlight);
     this.partitions = new PartitionTrackers(options.handoverGraceMs ?? HANDOVER_GRACE_MS);
     this.committer = new Committer(this.consumer);
     this.admin = options.admin ?? options.kafka.admin();
     this.consumer.on(this.consumer.events.REBALANCING, () => void this.commit()); // before it moves
+    this.consumer.on(this.consumer.events.CRASH, () => void (this.outOfGroup = true));
     this.consumer.on(this.consumer.events.GROUP_JOIN, (event) => {
       // Keep the trackers of partitions still ours (kafkajs re-fetches from the committed offset;
       // the tracker knows what is in flight or done), unless this member left the group meanwhile
@@ -76,12 +79,15 @@ export class ConcurrentConsumer {
         parts.map((partition) => ({ topic, partition })),
       );
       this.joins++;
+      this.outOfGroup = false;
       const sameMember = this.memberId === event.payload.memberId;
       this.memberId = event.payload.memberId;
       const keys = this.assigned.map((p) => `${p.topic}:${p.partition}`);
       this.takeOvers.clear();
       const fresh = this.partitions.assign(keys, sameMember, this.clock.now());
       for (const key of fresh) this.takeOvers.set(key, this.takeOver(key));
+      // A kept partition's messages not started while out of the group are fetched again.
+      for (const key of keys) if (!fresh.includes(key)) this.refetchUnstarted(key, this.partitions.get(key)!);
       const { groupId, logger } = this.options;
       logger.info({ groupId, memberId: this.memberId, partitions: keys, takeOvers: fresh }, 'group joined');
       // Work done while commits were refused (broker away, membership expired) or on partitions given up.
@@ -152,16 +158,17 @@ export class ConcurrentConsumer {
         this.pauseUntil(dueAtMs, pause);
         return;
       }
-      while (this.inFlight >= this.options.maxInFlight) {
-        await Promise.race([new Promise<void>((r) => this.capacityWaiters.push(r)), sleep(1_000)]);
+      while (this.inFlight.full) {
+        await this.inFlight.room(1_000);
         await heartbeat();
         if (!isRunning() || isStale() || this.stopping) return;
       }
       if (this.partitions.get(key) !== tracker) return; // partition revoked meanwhile
       tracker.track(offset);
       resolveOffset(message.offset);
-      this.inFlight++;
-      const consumed = { topic: batch.topic, partition: batch.partition, message };
+      this.inFlight.add();
+      const held = () => !this.outOfGroup && this.partitions.holds(key, tracker);
+      const consumed = { topic: batch.topic, partition: batch.partition, message, held };
       if (this.options.keyOrdered && message.key)
         this.keyChains.run(`${key}:${message.key.toString('latin1')}`, () =>
           this.run(consumed, tracker, offset),
@@ -192,8 +199,13 @@ export class ConcurrentConsumer {
     if (!ours() || this.partitions.has(key)) return;
     const tracker = point ? PartitionOffsets.restored(point) : new PartitionOffsets();
     this.partitions.set(key, tracker); // adopts this process's earlier tracker of it, if any
+    this.refetchUnstarted(key, tracker);
+  }
+
+  /** Fetches the partition again from its first offset listed but not handed out, if any. */
+  private refetchUnstarted(key: string, tracker: PartitionOffsets): void {
     const hole = tracker.firstUnstarted();
-    if (hole !== undefined) this.consumer.seek({ topic, partition, offset: String(hole) });
+    if (hole !== undefined) this.consumer.seek({ ...partitionOf(key), offset: String(hole) });
   }
 
   private pauseUntil(dueAtMs: number, pause: () => () => void): void {
@@ -211,9 +223,14 @@ export class ConcurrentConsumer {
         await this.options.handler(message);
         break;
       } catch (err) {
+        if (err instanceof WorkNotHeldError) {
+          tracker.unstart(offset); // never started: handed out again, here or by the next owner
+          this.inFlight.done();
+          return;
+        }
         if (this.stopping) {
           // Leave it uncommitted: it is delivered again after restart.
-          this.release();
+          this.inFlight.done();
           return;
         }
         const waitMs = backoffDelayMs(attempt + 1);
@@ -231,7 +248,7 @@ export class ConcurrentConsumer {
       }
     }
     if (tracker.complete(offset)) this.commitSoon();
-    this.release();
+    this.inFlight.done();
   }
 
   private commitSoon(): void {
@@ -240,12 +257,6 @@ export class ConcurrentConsumer {
       this.promptCommit = undefined;
       void this.commit();
     }, this.options.commitDelayMs ?? 50);
-  }
-
-  private release(): void {
-    this.inFlight--;
-    this.capacityWaiters.shift()?.();
-    if (this.inFlight === 0) for (const w of this.drainWaiters.splice(0)) w();
   }
 
   /**
@@ -274,16 +285,11 @@ export class ConcurrentConsumer {
   async stop(): Promise<void> {
     if (this.stopping) return;
     this.stopping = true;
-    for (const w of this.capacityWaiters.splice(0)) w();
+    this.inFlight.wakeAll();
     for (const timer of this.resumeTimers) clearTimeout(timer);
     this.resumeTimers.clear();
     this.consumer.pause(this.options.topics.map((topic) => ({ topic })));
-    if (this.inFlight > 0) {
-      await Promise.race([
-        new Promise<void>((r) => this.drainWaiters.push(r)),
-        sleep(this.options.drainTimeoutMs ?? 15_000),
-      ]);
-    }
+    await this.inFlight.drained(this.options.drainTimeoutMs ?? 15_000);
     clearInterval(this.commitTimer);
     clearTimeout(this.promptCommit);
     this.lagMonitor?.stop();
@@ -295,6 +301,6 @@ export class ConcurrentConsumer {
 
   /** Messages being handled now. */
   get inFlightCount(): number {
-    return this.inFlight;
+    return this.inFlight.size;
   }
 }

@@ -150,6 +150,16 @@ export class PartitionTrackers {
     return out;
   }
 
+  /**
+   * Whether this member still works on the partition `tracker` (or the tracker that adopted it)
+   * is for: owned, or retiring (finishing its in-flight work for the handover). Not once retired
+   * past the grace: its successor handles what it had not started.
+   */
+  holds(key: string, tracker: PartitionOffsets): boolean {
+    const latest = tracker.latest();
+    return this.owned.get(key) === latest || this.retiring.get(key)?.tracker === latest;
+  }
+
   /** After `commits` were accepted by the broker. */
   committed(commits: readonly TrackerCommit[]): void {
     for (const c of commits) {

@@ -101,6 +101,24 @@ export class PartitionOffsets {
     this.floor ??= from;
   }
 
+  /**
+   * Takes back an offset handed out whose work never started (see WorkNotHeldError): it is open
+   * and unstarted again, like a restored hole, so it is fetched and handed out again (a seek to
+   * `firstUnstarted`) or, when the partition moves, listed as a hole for the next owner.
+   */
+  unstart(offset: number): void {
+    this.successor?.unstart(offset);
+    const entry = this.byOffset.get(offset);
+    if (!entry || entry.done || !entry.started) return;
+    entry.started = false;
+    this.unstarted++;
+  }
+
+  /** The tracker that now stands for this one: its successor's, if it was adopted, else itself. */
+  latest(): PartitionOffsets {
+    return this.successor?.latest() ?? this;
+  }
+
   /** The lowest offset listed but not handed out yet (a restored hole), if any. */
   firstUnstarted(): number | undefined {
     for (let i = this.head; i < this.window.length; i++)

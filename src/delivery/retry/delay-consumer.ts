@@ -73,9 +73,10 @@ export async function startDelayConsumer(options: DelayConsumerOptions): Promise
         if (await options.forward(task)) return; // paced by the owner of its deliveries partition
         const tier = consumed.topic.slice(prefix.length);
         // Observed when the attempt starts, so time spent waiting in a busy lane counts too.
-        await dispatcher.submit(task, () =>
-          lateness.observe({ tier }, Math.max(0, clock.now() - dueAtMs) / 1_000),
-        );
+        await dispatcher.submit(task, {
+          onStart: () => lateness.observe({ tier }, Math.max(0, clock.now() - dueAtMs) / 1_000),
+          held: consumed.held,
+        });
       },
     }),
   });

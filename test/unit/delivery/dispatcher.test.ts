@@ -1,3 +1,4 @@
+import { WorkNotHeldError } from '../../../src/core/errors';
 import { Dispatcher, type DispatcherOptions } from '../../../src/delivery/dispatcher';
 import type { DeliveryTask } from '../../../src/records/delivery-task';
 
@@ -105,11 +106,27 @@ describe('Dispatcher', () => {
     const { run, finish } = manualRuns();
     const d = dispatcher({ run, maxActivePerDestination: 1, maxQueuedPerDestination: 10 });
     const startedAt: string[] = [];
-    void d.submit(task('d', 'u1', 'a'), () => startedAt.push('a'));
-    void d.submit(task('d', 'u2', 'b'), () => startedAt.push('b'));
+    void d.submit(task('d', 'u1', 'a'), { onStart: () => startedAt.push('a') });
+    void d.submit(task('d', 'u2', 'b'), { onStart: () => startedAt.push('b') });
     expect(startedAt).toEqual(['a']);
     await finish('a');
     expect(startedAt).toEqual(['a', 'b']);
+  });
+
+  it('does not start a task whose partition is no longer held when its turn comes', async () => {
+    const { run, started, finish } = manualRuns();
+    const d = dispatcher({ run, maxActivePerDestination: 1, maxQueuedPerDestination: 10 });
+    let held = true;
+    void d.submit(task('d', 'u1', 'a'), { held: () => held });
+    const queued = d.submit(task('d', 'u2', 'b'), { held: () => held }).catch((err: unknown) => err);
+    const next = d.submit(task('d', 'u3', 'c'));
+    held = false; // the consumer left the group while b waited
+    await finish('a'); // started before: it finishes
+    expect(await queued).toBeInstanceOf(WorkNotHeldError);
+    expect(started).toEqual(['a', 'c']); // the lane goes on with the next task
+    await finish('c');
+    await next;
+    expect(d.load('d')).toEqual({ active: 0, queued: 0 });
   });
 
   it('passes a failure of the run function to the submitter', async () => {

@@ -97,6 +97,22 @@ describe('PartitionTrackers (handing partitions over between live members)', () 
     expect(shown(trackers.commits(30 + GRACE_MS))).toEqual(['t:0 4']);
   });
 
+  it('holds a partition owned or retiring, through the tracker that adopted the earlier one', () => {
+    const trackers = new PartitionTrackers(GRACE_MS);
+    trackers.assign(['t:0'], false, 0);
+    const earlier = trackerWith([1, 2], []);
+    trackers.set('t:0', earlier);
+    expect(trackers.holds('t:0', earlier)).toBe(true);
+    trackers.assign([], true, 10);
+    expect(trackers.holds('t:0', earlier)).toBe(true); // retiring: its work finishes here
+    trackers.commits(11 + GRACE_MS);
+    expect(trackers.holds('t:0', earlier)).toBe(false); // past the grace: the successor's
+    expect(trackers.assign(['t:0'], false, 20 + GRACE_MS)).toEqual(['t:0']);
+    trackers.set('t:0', PartitionOffsets.restored({ offset: 1, holes: [] })); // back: adopted
+    expect(trackers.holds('t:0', earlier)).toBe(true);
+    expect(trackers.holds('t:1', earlier)).toBe(false);
+  });
+
   it('puts the partitions with the most in flight first', () => {
     const trackers = new PartitionTrackers(GRACE_MS);
     trackers.assign(['t:0', 't:1'], false, 0);

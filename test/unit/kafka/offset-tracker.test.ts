@@ -201,3 +201,43 @@ describe('PartitionOffsets.adopt (a partition back in the same process)', () => 
     expect([5, 10, 20].map((o) => p.has(o))).toEqual([false, false, false]);
   });
 });
+
+describe('PartitionOffsets.unstart (work handed out but never started)', () => {
+  it('makes the offset a hole to fetch again, committed below it, until it is handed out anew', () => {
+    const p = new PartitionOffsets();
+    for (const o of [5, 6, 7]) p.track(o);
+    p.complete(5);
+    p.complete(7);
+    p.unstart(6);
+    expect(p.has(6)).toBe(false);
+    expect(p.firstUnstarted()).toBe(6);
+    expect(p.running).toBe(0);
+    expect(p.releaseCommit()).toBeUndefined(); // open: the next owner must handle it
+    expect(pending(p)).toBe('8 h1:2'); // 6, two below 8
+    p.track(6); // fetched again
+    expect(p.firstUnstarted()).toBeUndefined();
+    p.complete(6);
+    expect(pending(p)).toBe('8');
+  });
+
+  it('ignores offsets done or unknown', () => {
+    const p = new PartitionOffsets();
+    p.track(1);
+    p.complete(1);
+    p.unstart(1);
+    p.unstart(9);
+    expect(p.firstUnstarted()).toBeUndefined();
+    expect(pending(p)).toBe('2');
+  });
+
+  it('reaches the tracker that adopted this one', () => {
+    const previous = new PartitionOffsets();
+    for (const o of [3, 4]) previous.track(o);
+    const p = PartitionOffsets.restored({ offset: 3, holes: [] });
+    p.adopt(previous);
+    expect(previous.latest()).toBe(p);
+    previous.unstart(4);
+    expect(p.firstUnstarted()).toBe(4);
+    expect(p.has(3)).toBe(true); // still running there
+  });
+});

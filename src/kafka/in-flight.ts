@@ -1,0 +1,44 @@
+import { sleep } from '../core/backoff';
+
+/** The messages a consumer is handling, bounded: waiting for room under the bound, or for none. */
+export class InFlight {
+  private count = 0;
+  private readonly roomWaiters: (() => void)[] = [];
+  private readonly drainWaiters: (() => void)[] = [];
+
+  constructor(private readonly max: number) {}
+
+  get size(): number {
+    return this.count;
+  }
+
+  get full(): boolean {
+    return this.count >= this.max;
+  }
+
+  /** Resolves when one message is done, or after `timeoutMs`, or on `wakeAll`: check `full` again. */
+  room(timeoutMs: number): Promise<void> {
+    return Promise.race([new Promise<void>((r) => this.roomWaiters.push(r)), sleep(timeoutMs)]);
+  }
+
+  add(): void {
+    this.count++;
+  }
+
+  done(): void {
+    this.count--;
+    this.roomWaiters.shift()?.();
+    if (this.count === 0) for (const w of this.drainWaiters.splice(0)) w();
+  }
+
+  /** Wakes every `room` waiter (a stop: they give up). */
+  wakeAll(): void {
+    for (const w of this.roomWaiters.splice(0)) w();
+  }
+
+  /** Resolves once nothing is in flight, or after `timeoutMs`. */
+  drained(timeoutMs: number): Promise<void> {
+    if (this.count === 0) return Promise.resolve();
+    return Promise.race([new Promise<void>((r) => this.drainWaiters.push(r)), sleep(timeoutMs)]);
+  }
+}
