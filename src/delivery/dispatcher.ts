@@ -8,8 +8,9 @@ export interface DispatcherOptions extends AdmissionLimits {
   /**
    * Attempts a task and hands it on (done, retry, dead letter). Resolves when that is durable;
    * calls `requestsDone` once its requests to the destination are over (before the hand-off).
+   * `source`: where the task was read (SubmitOptions).
    */
-  run: (task: DeliveryTask, requestsDone: () => void) => Promise<void>;
+  run: (task: DeliveryTask, requestsDone: () => void, source?: string) => Promise<void>;
   /** Hands a task to the first delay topic without attempting it (backpressure). */
   defer: (task: DeliveryTask) => Promise<void>;
   /** A destination's `maxRequestsPerSecond`, if it has one. */
@@ -27,6 +28,8 @@ export interface SubmitOptions {
    * WorkNotHeldError (whoever holds the partition delivers it).
    */
   held?: () => boolean;
+  /** Where the task was read (`deliveredFrom`), recorded with its attempt once delivered. */
+  source?: string;
 }
 
 interface Queued extends SubmitOptions {
@@ -221,7 +224,7 @@ export class Dispatcher {
     };
     item.onStart?.();
     this.options
-      .run(item.task, requestsDone)
+      .run(item.task, requestsDone, item.source)
       .then(item.resolve, item.reject)
       .finally(() => {
         requestsDone();

@@ -10,7 +10,8 @@ import type { DeadLetterWriter } from '../records/dead-letter';
 import { encodeAttempt } from '../records/delivery-attempt';
 import { encodeTask, taskKey, type DeliveryTask } from '../records/delivery-task';
 import type { CircuitRegistry } from './circuit/registry';
-import { deliverToDestination, type CircuitGate, type DeliveryOutcome } from './failover';
+import { deliverToDestination, type DeliveryOutcome } from './failover';
+import { DELIVERED_FROM_HEADER } from './delivered-lookup';
 import { GoneUrls } from './gone-urls';
 import { planHandoff, type HandoffPlan } from './handoff';
 import type { WebhookClient } from './http/client';
@@ -76,8 +77,15 @@ export class DeliveryExecutor {
     this.stopped = true;
   }
 
-  /** `requestsDone` is called once the requests are over, before the hand-off (see Dispatcher). */
-  readonly execute = async (task: DeliveryTask, requestsDone?: () => void): Promise<void> => {
+  /**
+   * `requestsDone` is called once the requests are over, before the hand-off (see Dispatcher).
+   * `source`: where the task was read; a delivered attempt's record names it (DELIVERED_FROM_HEADER).
+   */
+  readonly execute = async (
+    task: DeliveryTask,
+    requestsDone?: () => void,
+    source?: string,
+  ): Promise<void> => {
     const { catalog, metrics, clock } = this.options;
     const destination = catalog.destination(task.destinationId);
     if (!destination) return this.deadLetter(task, 'destination_deleted');
@@ -108,7 +116,7 @@ export class DeliveryExecutor {
           destinationId: task.destinationId,
           attempt: task.attempts + 1,
         },
-        circuit: this.gate(task.destinationId),
+        circuit: this.options.circuits?.gate(task.destinationId),
       });
     } finally {
       metrics.inFlight.dec();
@@ -132,7 +140,7 @@ export class DeliveryExecutor {
     // The receiver may have the event by now: while Kafka is unavailable only the hand-off is tried
     // again. Failing here would make the consumer run the whole task again, calling the receiver
     // once more per retry (seen as duplicates in the chaos run's broker kill).
-    await retryTransient(() => this.options.producer.send(this.handoffMessages(plan)), {
+    await retryTransient(() => this.options.producer.send(this.handoffMessages(plan, source)), {
       backoff: HANDOFF_BACKOFF,
       isRunning: () => !this.stopped,
       logger: this.options.logger,
@@ -232,15 +240,6 @@ export class DeliveryExecutor {
     this.options.metrics.deliveries.inc({ destination_id: task.destinationId, outcome: 'dead_lettered' });
   }
 
-  private gate(destinationId: string): CircuitGate | undefined {
-    const { circuits } = this.options;
-    if (!circuits) return undefined;
-    return {
-      allow: (urlIndex, url) => circuits.allow(destinationId, urlIndex, url),
-      record: (urlIndex, url, result, error) => circuits.record(destinationId, urlIndex, url, result, error),
-    };
-  }
-
   /**
    * The settings in plaintext, or undefined when a value cannot be opened (sealed with a key this
    * process lacks, or corrupt): the task is then dead-lettered, redrivable once the key is fixed.
@@ -267,12 +266,13 @@ export class DeliveryExecutor {
   }
 
   /** The attempt record, plus the task in its delay topic or the dead-letter topic. */
-  private handoffMessages({ task, handoff, attempt }: HandoffPlan): OutgoingMessage[] {
+  private handoffMessages({ task, handoff, attempt }: HandoffPlan, source?: string): OutgoingMessage[] {
     const messages: OutgoingMessage[] = [
       {
         topic: this.options.attemptsTopic,
         key: task.destinationId,
         value: encodeAttempt(this.options.avro, attempt),
+        ...(handoff.outcome === 'delivered' && source && { headers: { [DELIVERED_FROM_HEADER]: source } }),
       },
     ];
     if (handoff.outcome === 'retry_scheduled')

@@ -13,6 +13,7 @@ import { DeadLetterWriter } from '../records/dead-letter';
 import { DEFAULT_BREAKER_POLICY } from './circuit/breaker';
 import type { CircuitBoard } from './circuit/board';
 import { CircuitRegistry } from './circuit/registry';
+import { DeliveredLookup } from './delivered-lookup';
 import { Dispatcher } from './dispatcher';
 import { DeliveryExecutor } from './executor';
 import { createWebhookClient } from './http/client';
@@ -20,7 +21,7 @@ import { createDeliveryMetrics } from './metrics';
 import { SettingsOpener } from './secrets';
 import type { SecretOpener } from '../security/secrets';
 import { startDelayConsumer } from './retry/delay-consumer';
-import { taskHandler } from './task-handler';
+import { submitOptions, taskHandler } from './task-handler';
 
 /** Slow destinations (see admission.ts) may hold at most half of a worker's tasks together. */
 const SLOW_DESTINATIONS_SHARE = 0.5;
@@ -129,9 +130,18 @@ export async function startDeliveryWorker(options: DeliveryWorkerOptions): Promi
     clock,
   });
   const sweeper = setInterval(() => dispatcher.sweep(), SWEEP_INTERVAL_MS).unref();
+  const delivered = new DeliveredLookup({
+    kafka: options.kafka,
+    admin: options.admin,
+    attemptsTopic: topics.attempts,
+    clientId: `${options.topicPrefix}-worker`,
+    clock,
+    logger,
+  });
   const consumerSettings = {
     kafka: options.kafka,
     admin: options.admin,
+    doneBefore: (topic: string, partition: number) => delivered.offsets(topic, partition),
     maxInFlight: delivery.workerConcurrency,
     drainTimeoutMs: delivery.timeoutMs * 5 + 5_000,
     sessionTimeoutMs: options.sessionTimeoutMs,
@@ -147,7 +157,7 @@ export async function startDeliveryWorker(options: DeliveryWorkerOptions): Promi
       avro,
       deadLetters,
       logger,
-      handle: (task, { held }) => dispatcher.submit(task, { held }),
+      handle: (task, consumed) => dispatcher.submit(task, submitOptions(consumed)),
     }),
   });
   await consumer.start();

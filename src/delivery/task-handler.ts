@@ -3,6 +3,8 @@ import type { AvroCodec } from '../avro/codec';
 import type { ConsumedMessage, MessageHandler } from '../kafka/consumer';
 import type { Logger } from '../observability/logger';
 import type { DeadLetterWriter } from '../records/dead-letter';
+import { deliveredFrom } from './delivered-lookup';
+import type { SubmitOptions } from './dispatcher';
 import { decodeTask, type DeliveryTask } from '../records/delivery-task';
 
 /**
@@ -36,5 +38,13 @@ export function taskHandler(options: {
       return;
     }
     await handle(task, consumed);
+  };
+}
+
+/** How a consumed task goes to the dispatcher: while its partition is held, and from where it was read. */
+export function submitOptions(consumed: ConsumedMessage): SubmitOptions {
+  return {
+    held: consumed.held,
+    source: deliveredFrom(consumed.topic, consumed.partition, consumed.message.offset),
   };
 }

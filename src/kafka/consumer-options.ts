@@ -75,6 +75,11 @@ export interface ConcurrentConsumerOptions {
    */
   handoverGraceMs?: number;
   /**
+   * The offsets of a partition its previous owner finished without committing them, asked when
+   * the partition is taken over unreleased (handover.ts): they are not handled again.
+   */
+  doneBefore?: (topic: string, partition: number) => Promise<number[]>;
+  /**
    * Most bytes fetched per partition in one request (kafkajs maxBytesPerPartition; a fetch holds at
    * most FETCH_PARTITIONS_PER_REQUEST × this). Unset: kafkajs' defaults (1 MB, 10 MB).
    */

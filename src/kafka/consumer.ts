@@ -1,14 +1,15 @@
 import { PartitionAssigners } from 'kafkajs';
 import type { Admin, Consumer, EachBatchPayload } from 'kafkajs';
 import { systemClock, type Clock } from '../core/clock';
-import { backoffDelayMs, sleep } from '../core/backoff';
-import { errorMessage, WorkNotHeldError } from '../core/errors';
+import { sleep } from '../core/backoff';
+import { errorMessage } from '../core/errors';
 import { startLagMonitor } from './lag';
 import { committedPoint } from './committed';
 import { PartitionOffsets } from './offset-tracker';
-import { awaitRelease, HANDOVER_GRACE_MS, PartitionTrackers, partitionOf } from './handover';
+import { HANDOVER_GRACE_MS, PartitionTrackers, partitionOf, takeOverTracker } from './handover';
 import { Committer } from './committer';
 import { groupTimings } from './group-timings';
+import { handleMessage } from './handle-message';
 import { InFlight } from './in-flight';
 import { KeyChains } from './key-chains';
 import { stickyAssigner } from './sticky-assigner';
@@ -186,18 +187,19 @@ export class ConcurrentConsumer {
    */
   private async takeOver(key: string): Promise<void> {
     const join = this.joins;
-    const ours = () => !this.stopping && this.joins === join;
     const { topic, partition } = partitionOf(key);
-    const point = await awaitRelease({
-      read: () => committedPoint(this.admin, this.options.groupId, topic, partition),
-      stillOurs: ours,
+    const { groupId, doneBefore, logger } = this.options;
+    const tracker = await takeOverTracker({
+      read: () => committedPoint(this.admin, groupId, topic, partition),
+      stillOurs: () => !this.stopping && this.joins === join && !this.partitions.has(key),
       graceMs: this.partitions.graceMs,
       clock: this.clock,
-      logger: this.options.logger,
-      context: { topic, partition },
+      logger,
+      topic,
+      partition,
+      doneBefore,
     });
-    if (!ours() || this.partitions.has(key)) return;
-    const tracker = point ? PartitionOffsets.restored(point) : new PartitionOffsets();
+    if (!tracker) return;
     this.partitions.set(key, tracker); // adopts this process's earlier tracker of it, if any
     this.refetchUnstarted(key, tracker);
   }
@@ -218,36 +220,10 @@ export class ConcurrentConsumer {
   }
 
   private async run(message: ConsumedMessage, tracker: PartitionOffsets, offset: number): Promise<void> {
-    for (let attempt = 0; ; attempt++) {
-      try {
-        await this.options.handler(message);
-        break;
-      } catch (err) {
-        if (err instanceof WorkNotHeldError) {
-          tracker.unstart(offset); // never started: handed out again, here or by the next owner
-          this.inFlight.done();
-          return;
-        }
-        if (this.stopping) {
-          // Leave it uncommitted: it is delivered again after restart.
-          this.inFlight.done();
-          return;
-        }
-        const waitMs = backoffDelayMs(attempt + 1);
-        this.options.logger.error(
-          {
-            err: errorMessage(err),
-            topic: message.topic,
-            partition: message.partition,
-            offset,
-            retryInMs: waitMs,
-          },
-          'message handler failed; retrying',
-        );
-        await sleep(waitMs);
-      }
-    }
-    if (tracker.complete(offset)) this.commitSoon();
+    const { handler, logger } = this.options;
+    const outcome = await handleMessage(handler, message, { stopping: () => this.stopping, logger });
+    if (outcome === 'done' && tracker.complete(offset)) this.commitSoon();
+    if (outcome === 'not-held') tracker.unstart(offset); // handed out again, here or by the next owner
     this.inFlight.done();
   }
 

@@ -3,7 +3,7 @@ import type { Clock } from '../core/clock';
 import { errorMessage } from '../core/errors';
 import type { Logger } from '../observability/logger';
 import type { CommittedPoint } from './committed';
-import type { PartitionCommit, PartitionOffsets } from './offset-tracker';
+import { PartitionOffsets, type PartitionCommit } from './offset-tracker';
 
 /**
  * How a partition changes hands between live members without the new owner handling again what
@@ -17,6 +17,17 @@ import type { PartitionCommit, PartitionOffsets } from './offset-tracker';
  * owner never releases: its successor starts after the grace, handling its holes again.
  */
 export const HANDOVER_GRACE_MS = 2_000;
+
+export interface ReleaseWait {
+  read: () => Promise<CommittedPoint | undefined>;
+  stillOurs: () => boolean;
+  graceMs: number;
+  clock: Clock;
+  logger: Logger;
+  /** Logged with what this says (the partition, for example). */
+  context?: Record<string, unknown>;
+  sleep?: (ms: number) => Promise<void>;
+}
 const RELEASE_POLL_MS = 100;
 
 /**
@@ -25,15 +36,7 @@ const RELEASE_POLL_MS = 100;
  * fails is tried again (with backoff, logged) until one works; undefined once the partition is no
  * longer ours.
  */
-export async function awaitRelease(options: {
-  read: () => Promise<CommittedPoint | undefined>;
-  stillOurs: () => boolean;
-  graceMs: number;
-  clock: Clock;
-  logger: Logger;
-  context: Record<string, unknown>;
-  sleep?: (ms: number) => Promise<void>;
-}): Promise<CommittedPoint | undefined> {
+export async function awaitRelease(options: ReleaseWait): Promise<CommittedPoint | undefined> {
   const sleep = options.sleep ?? defaultSleep;
   const startedMs = options.clock.now();
   for (let failures = 0; options.stillOurs();) {
@@ -57,6 +60,56 @@ export async function awaitRelease(options: {
     await sleep(RELEASE_POLL_MS);
   }
   return undefined;
+}
+
+/**
+ * The tracker of a partition taken over from `point` (see `awaitRelease`). Taken over unreleased,
+ * its previous owner crashed or is late: the offsets `doneBefore` finds it finished without
+ * committing them count as done, not handled again. A look-up that fails costs only those
+ * duplicates (logged).
+ */
+export async function trackerFrom(
+  point: CommittedPoint | undefined,
+  options: {
+    doneBefore?: (topic: string, partition: number) => Promise<number[]>;
+    topic: string;
+    partition: number;
+    logger: Logger;
+  },
+): Promise<PartitionOffsets> {
+  if (!point) return new PartitionOffsets();
+  const tracker = PartitionOffsets.restored(point);
+  if (point.released || !options.doneBefore) return tracker;
+  const { topic, partition, logger } = options;
+  try {
+    const done = tracker.doneBefore(await options.doneBefore(topic, partition));
+    if (done > 0)
+      logger.info({ topic, partition, done }, 'work its previous owner finished is not done again');
+  } catch (err) {
+    logger.warn(
+      { topic, partition, err: errorMessage(err) },
+      'cannot tell what the previous owner finished: it is done again',
+    );
+  }
+  return tracker;
+}
+
+/**
+ * The tracker to take a partition over with: `awaitRelease`, then `trackerFrom`. Undefined once
+ * the partition is no longer ours.
+ */
+export async function takeOverTracker(
+  options: Omit<ReleaseWait, 'context'> & {
+    topic: string;
+    partition: number;
+    doneBefore?: (topic: string, partition: number) => Promise<number[]>;
+  },
+): Promise<PartitionOffsets | undefined> {
+  const { topic, partition } = options;
+  const point = await awaitRelease({ ...options, context: { topic, partition } });
+  if (!options.stillOurs()) return undefined;
+  const tracker = await trackerFrom(point, options);
+  return options.stillOurs() ? tracker : undefined;
 }
 
 /** A commit to make for one partition; `release` when it gives the partition up. */

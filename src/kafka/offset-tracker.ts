@@ -119,6 +119,36 @@ export class PartitionOffsets {
     return this.successor?.latest() ?? this;
   }
 
+  /**
+   * Takes in offsets found done by a previous owner that did not commit them (its delivered
+   * attempt records, see DeliveredLookup): a restored hole among them is done; past the committed
+   * offset each is done and every offset between them not listed is a hole, fetched and handled
+   * as usual (nothing unlisted is skipped). Call right after `restored`, before anything is tracked.
+   */
+  doneBefore(offsets: Iterable<number>): number {
+    let taken = 0;
+    for (const offset of [...new Set(offsets)].sort((a, b) => a - b)) {
+      const entry = this.byOffset.get(offset);
+      if (entry) {
+        if (entry.done) continue;
+        if (!entry.started) {
+          entry.started = true;
+          this.unstarted--;
+        }
+        this.complete(offset);
+        taken++;
+        continue;
+      }
+      const from = (this.lastTracked ?? -1) + 1;
+      if (offset < from) continue; // below the committed offset and not a hole: done already
+      for (let gap = from; gap < offset; gap++) this.push({ offset: gap, done: false, started: false });
+      this.push({ offset, done: true, started: true });
+      this.lastTracked = offset;
+      taken++;
+    }
+    return taken;
+  }
+
   /** The lowest offset listed but not handed out yet (a restored hole), if any. */
   firstUnstarted(): number | undefined {
     for (let i = this.head; i < this.window.length; i++)

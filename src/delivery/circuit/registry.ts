@@ -1,6 +1,7 @@
 import { Gauge, type Registry } from 'prom-client';
 import type { Clock } from '../../core/clock';
 import type { Logger } from '../../observability/logger';
+import type { CircuitGate } from '../failover';
 import type { HttpResult } from '../http/classify';
 import { circuitUrlHash, type CircuitRecord } from '../../records/circuit';
 import { errorMessage } from '../../core/errors';
@@ -82,6 +83,14 @@ export class CircuitRegistry {
   }
 
   /** May a request go to this URL now? A yes while half-open reserves a probe (see `record`). */
+  /** The breakers of one destination's URLs, as failover consults them. */
+  gate(destinationId: string): CircuitGate {
+    return {
+      allow: (urlIndex, url) => this.allow(destinationId, urlIndex, url),
+      record: (urlIndex, url, result, error) => this.record(destinationId, urlIndex, url, result, error),
+    };
+  }
+
   allow(destinationId: string, urlIndex: number, url: string): boolean {
     const entry = this.entry(destinationId, urlIndex, url);
     const nowMs = this.options.clock.now();

@@ -8,7 +8,7 @@ import type { Logger } from '../../observability/logger';
 import type { DeadLetterWriter } from '../../records/dead-letter';
 import type { DeliveryTask } from '../../records/delivery-task';
 import type { Dispatcher } from '../dispatcher';
-import { taskHandler } from '../task-handler';
+import { submitOptions, taskHandler } from '../task-handler';
 import { dueAtOf } from './due-header';
 
 export interface DelayConsumerOptions {
@@ -29,6 +29,8 @@ export interface DelayConsumerOptions {
   sessionTimeoutMs: number;
   /** HOOKLINE_KAFKA_FETCH_PARTITION_BYTES. */
   fetchPartitionBytes: number;
+  /** What a crashed owner of a partition delivered without committing it (DeliveredLookup). */
+  doneBefore?: (topic: string, partition: number) => Promise<number[]>;
   metrics: Registry;
   clock: Clock;
   logger: Logger;
@@ -61,6 +63,7 @@ export async function startDelayConsumer(options: DelayConsumerOptions): Promise
     clock,
     sessionTimeoutMs: options.sessionTimeoutMs,
     fetchPartitionBytes: options.fetchPartitionBytes,
+    ...(options.doneBefore && { doneBefore: options.doneBefore }),
     logger,
     metrics: options.metrics,
     handler: taskHandler({
@@ -75,7 +78,7 @@ export async function startDelayConsumer(options: DelayConsumerOptions): Promise
         // Observed when the attempt starts, so time spent waiting in a busy lane counts too.
         await dispatcher.submit(task, {
           onStart: () => lateness.observe({ tier }, Math.max(0, clock.now() - dueAtMs) / 1_000),
-          held: consumed.held,
+          ...submitOptions(consumed),
         });
       },
     }),

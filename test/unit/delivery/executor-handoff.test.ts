@@ -2,6 +2,7 @@ import { Registry } from 'prom-client';
 import type { AvroCodec } from '../../../src/avro/codec';
 import { systemClock } from '../../../src/core/clock';
 import { KafkaUnavailableError, UnencodableRecordError } from '../../../src/core/errors';
+import { DELIVERED_FROM_HEADER } from '../../../src/delivery/delivered-lookup';
 import { DeliveryExecutor } from '../../../src/delivery/executor';
 import { SettingsOpener } from '../../../src/delivery/secrets';
 import { SecretKeyring } from '../../../src/security/secrets';
@@ -69,6 +70,19 @@ describe('DeliveryExecutor hand-off while Kafka is unavailable', () => {
     await exec.execute(task);
     expect(post).toHaveBeenCalledTimes(1);
     expect(send).toHaveBeenCalledTimes(3);
+  });
+
+  it('names where a delivered task was read on its attempt record (DELIVERED_FROM_HEADER)', async () => {
+    const send = jest.fn().mockResolvedValue(undefined);
+    const { exec } = executor(send);
+    await exec.execute(task, undefined, 'p.deliveries:2:41');
+    const [[messages]] = send.mock.calls as [[{ topic: string; headers?: Record<string, string> }[]]];
+    expect(messages).toEqual([
+      expect.objectContaining({
+        topic: 'p.attempts',
+        headers: { [DELIVERED_FROM_HEADER]: 'p.deliveries:2:41' },
+      }),
+    ]);
   });
 
   it('once stopped, a failed hand-off fails the task (the next process redelivers it)', async () => {

@@ -1,6 +1,11 @@
 import { RELEASED_METADATA } from '../../../src/kafka/commit-holes';
 import type { CommittedPoint } from '../../../src/kafka/committed';
-import { awaitRelease, PartitionTrackers, type TrackerCommit } from '../../../src/kafka/handover';
+import {
+  awaitRelease,
+  PartitionTrackers,
+  trackerFrom,
+  type TrackerCommit,
+} from '../../../src/kafka/handover';
 import { PartitionOffsets } from '../../../src/kafka/offset-tracker';
 import { silentLogger } from '../../../src/observability/logger';
 
@@ -177,5 +182,38 @@ describe('awaitRelease', () => {
       sleep: async () => undefined,
     });
     expect(point).toBeUndefined();
+  });
+});
+
+describe('trackerFrom (the tracker of a partition taken over)', () => {
+  const logger = silentLogger();
+  const where = { topic: 't', partition: 3, logger };
+
+  it('asks what the previous owner finished only when it did not release the partition', async () => {
+    const doneBefore = jest.fn(async () => [10, 12]);
+    const released = await trackerFrom({ offset: 10, holes: [], released: true }, { ...where, doneBefore });
+    expect(doneBefore).not.toHaveBeenCalled();
+    expect(released.has(10)).toBe(false);
+
+    const taken = await trackerFrom({ offset: 10, holes: [], released: false }, { ...where, doneBefore });
+    expect(doneBefore).toHaveBeenCalledWith('t', 3);
+    expect([10, 11, 12].map((o) => taken.has(o))).toEqual([true, false, true]);
+    expect(taken.firstUnstarted()).toBe(11);
+  });
+
+  it('takes the partition over as before when the look-up fails', async () => {
+    const doneBefore = jest.fn(async (): Promise<number[]> => {
+      throw new Error('attempts topic unreadable');
+    });
+    const taken = await trackerFrom({ offset: 10, holes: [4], released: false }, { ...where, doneBefore });
+    expect(taken.firstUnstarted()).toBe(4);
+    expect(taken.has(10)).toBe(false);
+  });
+
+  it('starts a partition never committed from scratch', async () => {
+    const doneBefore = jest.fn(async () => [0]);
+    const fresh = await trackerFrom(undefined, { ...where, doneBefore });
+    expect(doneBefore).not.toHaveBeenCalled();
+    expect(fresh.has(0)).toBe(false);
   });
 });

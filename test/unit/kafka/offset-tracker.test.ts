@@ -241,3 +241,35 @@ describe('PartitionOffsets.unstart (work handed out but never started)', () => {
     expect(p.has(3)).toBe(true); // still running there
   });
 });
+
+describe('PartitionOffsets.doneBefore (what a crashed previous owner finished)', () => {
+  it('counts the listed offsets done and fetches every other one again', () => {
+    const p = PartitionOffsets.restored({ offset: 10, holes: [4, 7] });
+    expect(p.doneBefore([7, 10, 11, 13, 2])).toBe(4); // 2: below the offset, not a hole: done already
+    expect([4, 7, 10, 11, 12, 13, 14].map((o) => p.has(o))).toEqual([
+      false,
+      true,
+      true,
+      true,
+      false,
+      true,
+      false,
+    ]);
+    expect(p.firstUnstarted()).toBe(4);
+    expect(pending(p)).toBe('14 h1:2,8'); // 12 and 4 left to do
+    p.track(4);
+    p.complete(4);
+    p.track(12);
+    p.complete(12);
+    expect(pending(p)).toBe('14');
+    p.track(14);
+    expect(p.inFlight).toBe(1);
+  });
+
+  it('changes nothing when nothing is listed', () => {
+    const p = PartitionOffsets.restored({ offset: 10, holes: [4] });
+    expect(p.doneBefore([])).toBe(0);
+    expect(p.firstUnstarted()).toBe(4);
+    expect(p.has(10)).toBe(false);
+  });
+});

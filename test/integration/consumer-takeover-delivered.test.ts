@@ -1,0 +1,118 @@
+import { producerSettings } from '../../src/kafka/client';
+import { ConcurrentConsumer } from '../../src/kafka/consumer';
+import { DeliveredLookup, DELIVERED_FROM_HEADER, deliveredFrom } from '../../src/delivery/delivered-lookup';
+import { systemClock } from '../../src/core/clock';
+import { createMetricsRegistry } from '../../src/observability/metrics';
+import { silentLogger } from '../../src/observability/logger';
+import { uniquePrefix } from '../support/app';
+import { consumerSuite } from '../support/consumers';
+import { eventually } from '../support/eventually';
+
+/**
+ * A partition taken over from a member that did not release it (crashed, or stopped with work it
+ * could not finish): what that member delivered without committing it, as its attempt records
+ * say (DELIVERED_FROM_HEADER), is not delivered again (DeliveredLookup, handover.ts).
+ */
+describe('ConcurrentConsumer: taking over a partition whose previous owner delivered work it did not commit', () => {
+  const { kafka, admin, consumers } = consumerSuite('takeover-delivered-test');
+
+  it('handles only what the attempt records do not show delivered', async () => {
+    const prefix = uniquePrefix();
+    const topic = `${prefix}.work`;
+    const attemptsTopic = `${prefix}.attempts`;
+    const groupId = `${topic}.group`;
+    await admin.createTopics({
+      topics: [
+        { topic, numPartitions: 1, replicationFactor: 1 },
+        { topic: attemptsTopic, numPartitions: 2, replicationFactor: 1 },
+      ],
+      waitForLeaders: true,
+    });
+    const producer = kafka.producer(producerSettings());
+    await producer.connect();
+    const send = (values: string[]) =>
+      producer.send({ topic, acks: -1, messages: values.map((value) => ({ key: value, value })) });
+    await send(Array.from({ length: 10 }, (_, i) => `m${i}`));
+
+    const handled: string[] = [];
+    const member = (name: string, handle: (offset: string) => Promise<void>) => {
+      const consumer = new ConcurrentConsumer({
+        kafka,
+        admin,
+        groupId,
+        topics: [topic],
+        maxInFlight: 100,
+        commitIntervalMs: 50,
+        drainTimeoutMs: 200, // what is still running at stop is left, uncommitted
+        handoverGraceMs: 500,
+        sessionTimeoutMs: 6_000,
+        doneBefore: (t, p) =>
+          new DeliveredLookup({
+            kafka,
+            admin,
+            attemptsTopic,
+            clientId: `${prefix}-lookup`,
+            clock: systemClock,
+            logger: silentLogger(),
+          }).offsets(t, p),
+        logger: silentLogger(),
+        metrics: createMetricsRegistry({ defaultMetrics: false }),
+        handler: async ({ message }) => {
+          handled.push(`${name}:${message.value!.toString()}`);
+          await handle(message.offset);
+        },
+      });
+      consumers.push(consumer);
+      return consumer;
+    };
+
+    // A finishes m0–m4; it delivers m5, m6, m8 and m9 (their attempt records written) but never
+    // gets to report them done, and m7 never gets an answer. It stops with those still running.
+    const never = new Promise<void>(() => undefined);
+    const a = member('A', async (offset) => {
+      const n = Number(offset);
+      if (n < 5) return;
+      if (n !== 7)
+        await producer.send({
+          topic: attemptsTopic,
+          acks: -1,
+          messages: [
+            {
+              key: `d${n}`,
+              value: 'attempt',
+              headers: { [DELIVERED_FROM_HEADER]: deliveredFrom(topic, 0, offset) },
+            },
+          ],
+        });
+      await never;
+    });
+    await a.start();
+    await eventually(() => handled.length === 10 || undefined, { what: 'A handed everything out' });
+    await eventually(
+      async () => {
+        const [entry] = await admin.fetchOffsets({ groupId, topics: [topic] });
+        return entry!.partitions[0]!.offset === '5' || undefined;
+      },
+      { what: 'A committed m0–m4' },
+    );
+    await a.stop();
+    consumers.splice(consumers.indexOf(a), 1);
+
+    const b = member('B', async () => undefined);
+    await b.start();
+    await send(['m10']);
+    await eventually(() => handled.includes('B:m10') || undefined, {
+      what: 'B handled the new message',
+      timeoutMs: 30_000,
+    });
+    expect(handled.filter((h) => h.startsWith('B:'))).toEqual(['B:m7', 'B:m10']);
+    await eventually(
+      async () => {
+        const [entry] = await admin.fetchOffsets({ groupId, topics: [topic] });
+        return entry!.partitions[0]!.offset === '11' || undefined;
+      },
+      { what: 'B committed everything' },
+    );
+    await producer.disconnect();
+  });
+});
