@@ -6,7 +6,13 @@ import { errorMessage } from '../core/errors';
 import { startLagMonitor } from './lag';
 import { committedPoint } from './committed';
 import { PartitionOffsets } from './offset-tracker';
-import { HANDOVER_GRACE_MS, PartitionTrackers, partitionOf, takeOverTracker } from './handover';
+import {
+  HANDOVER_GRACE_MS,
+  PartitionTrackers,
+  partitionOf,
+  partitionOrphaned,
+  takeOverTracker,
+} from './handover';
 import { Committer } from './committer';
 import { groupTimings } from './group-timings';
 import { handleMessage } from './handle-message';
@@ -192,6 +198,7 @@ export class ConcurrentConsumer {
     const tracker = await takeOverTracker({
       read: () => committedPoint(this.admin, groupId, topic, partition),
       stillOurs: () => !this.stopping && this.joins === join && !this.partitions.has(key),
+      orphaned: () => partitionOrphaned(this.admin, groupId, this.memberId, topic, partition),
       graceMs: this.partitions.graceMs,
       clock: this.clock,
       logger,

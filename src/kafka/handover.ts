@@ -1,8 +1,10 @@
 import { backoffDelayMs, sleep as defaultSleep } from '../core/backoff';
 import type { Clock } from '../core/clock';
+import type { Admin } from 'kafkajs';
 import { errorMessage } from '../core/errors';
 import type { Logger } from '../observability/logger';
 import type { CommittedPoint } from './committed';
+import { ownedOf, STICKY_PROTOCOL } from './sticky-assigner';
 import { PartitionOffsets, type PartitionCommit } from './offset-tracker';
 
 /**
@@ -26,6 +28,11 @@ export interface ReleaseWait {
   logger: Logger;
   /** Logged with what this says (the partition, for example). */
   context?: Record<string, unknown>;
+  /**
+   * True when no other member of the group held the partition before this rebalance: its owner
+   * left the group (crashed) and nobody will release it, so there is no grace to wait.
+   */
+  orphaned?: () => Promise<boolean>;
   sleep?: (ms: number) => Promise<void>;
 }
 const RELEASE_POLL_MS = 100;
@@ -39,6 +46,7 @@ const RELEASE_POLL_MS = 100;
 export async function awaitRelease(options: ReleaseWait): Promise<CommittedPoint | undefined> {
   const sleep = options.sleep ?? defaultSleep;
   const startedMs = options.clock.now();
+  let orphaned: Promise<boolean> | undefined;
   for (let failures = 0; options.stillOurs();) {
     let point: CommittedPoint | undefined;
     try {
@@ -50,6 +58,14 @@ export async function awaitRelease(options: ReleaseWait): Promise<CommittedPoint
       continue;
     }
     if (!point || point.released) return point;
+    orphaned ??= isOrphaned(options);
+    if (await orphaned) {
+      options.logger.info(
+        { ...options.context, offset: point.offset, holes: point.holes.length },
+        'partition taken over from a member that left the group: its holes are handled again',
+      );
+      return point;
+    }
     if (options.clock.now() - startedMs >= options.graceMs) {
       options.logger.info(
         { ...options.context, offset: point.offset, holes: point.holes.length },
@@ -110,6 +126,37 @@ export async function takeOverTracker(
   if (!options.stillOurs()) return undefined;
   const tracker = await trackerFrom(point, options);
   return options.stillOurs() ? tracker : undefined;
+}
+
+/** `orphaned`, false when unknown (the look-up failed): the grace is waited then. */
+async function isOrphaned(options: ReleaseWait): Promise<boolean> {
+  if (!options.orphaned) return false;
+  try {
+    return await options.orphaned();
+  } catch (err) {
+    options.logger.warn({ ...options.context, err: errorMessage(err) }, 'cannot tell who held the partition');
+    return false;
+  }
+}
+
+/**
+ * Whether no member of `groupId` but `selfMemberId` said, when it joined, that it held the
+ * partition (the sticky assigner's user data, see `ownedOf`). False for a group on another
+ * protocol (a member of an older version): what they held is not known.
+ */
+export async function partitionOrphaned(
+  admin: Admin,
+  groupId: string,
+  selfMemberId: string | undefined,
+  topic: string,
+  partition: number,
+): Promise<boolean> {
+  const { groups } = await admin.describeGroups([groupId]);
+  const group = groups[0];
+  if (!group || group.protocol !== STICKY_PROTOCOL) return false;
+  return !group.members.some(
+    (m) => m.memberId !== selfMemberId && (ownedOf(m.memberMetadata)[topic] ?? []).includes(partition),
+  );
 }
 
 /** A commit to make for one partition; `release` when it gives the partition up. */

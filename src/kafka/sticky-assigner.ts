@@ -1,5 +1,8 @@
 import { AssignerProtocol, type Assignment, type PartitionAssigner } from 'kafkajs';
 
+/** The assigner's (the group protocol's) name. */
+export const STICKY_PROTOCOL = 'HooklineStickyAssigner';
+
 /** A group member as the sticky policy sees it: its id and the partitions it holds now. */
 export interface StickyMember {
   memberId: string;
@@ -60,7 +63,7 @@ export function stickyAssigner(
   owned: () => readonly { topic: string; partition: number }[],
 ): PartitionAssigner {
   return ({ cluster }) => ({
-    name: 'HooklineStickyAssigner',
+    name: STICKY_PROTOCOL,
     version: 1,
     async assign({ members, topics }) {
       const partitions: Assignment = {};
@@ -81,7 +84,7 @@ export function stickyAssigner(
     },
     protocol({ topics }) {
       return {
-        name: 'HooklineStickyAssigner',
+        name: STICKY_PROTOCOL,
         metadata: AssignerProtocol.MemberMetadata.encode({
           version: 1,
           topics,
@@ -94,7 +97,8 @@ export function stickyAssigner(
   });
 }
 
-function ownedOf(metadata: Buffer): Assignment {
+/** What a member said it held when it joined (its subscription's user data); {} when it says nothing. */
+export function ownedOf(metadata: Buffer): Assignment {
   try {
     const { userData } = AssignerProtocol.MemberMetadata.decode(metadata)!;
     const parsed = JSON.parse(userData.toString('utf8') || '{}') as unknown;

@@ -11,7 +11,8 @@ import { eventually } from '../support/eventually';
 /**
  * A partition taken over from a member that did not release it (crashed, or stopped with work it
  * could not finish): what that member delivered without committing it, as its attempt records
- * say (DELIVERED_FROM_HEADER), is not delivered again (DeliveredLookup, handover.ts).
+ * say (DELIVERED_FROM_HEADER), is not delivered again (DeliveredLookup, handover.ts). And the
+ * new owner does not wait for a release from a member no longer in the group.
  */
 describe('ConcurrentConsumer: taking over a partition whose previous owner delivered work it did not commit', () => {
   const { kafka, admin, consumers } = consumerSuite('takeover-delivered-test');
@@ -44,7 +45,8 @@ describe('ConcurrentConsumer: taking over a partition whose previous owner deliv
         maxInFlight: 100,
         commitIntervalMs: 50,
         drainTimeoutMs: 200, // what is still running at stop is left, uncommitted
-        handoverGraceMs: 500,
+        // A left the group: nobody will release its partition, and B does not wait for it.
+        handoverGraceMs: 60_000,
         sessionTimeoutMs: 6_000,
         doneBefore: (t, p) =>
           new DeliveredLookup({

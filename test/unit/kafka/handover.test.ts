@@ -1,8 +1,11 @@
+import { AssignerProtocol, type Admin } from 'kafkajs';
+import { STICKY_PROTOCOL } from '../../../src/kafka/sticky-assigner';
 import { RELEASED_METADATA } from '../../../src/kafka/commit-holes';
 import type { CommittedPoint } from '../../../src/kafka/committed';
 import {
   awaitRelease,
   PartitionTrackers,
+  partitionOrphaned,
   trackerFrom,
   type TrackerCommit,
 } from '../../../src/kafka/handover';
@@ -134,10 +137,15 @@ describe('PartitionTrackers (handing partitions over between live members)', () 
 
 describe('awaitRelease', () => {
   /** Reads answering each of `points` in turn (the last one from then on); time moves 100 ms per sleep. */
-  function run(points: (CommittedPoint | undefined | Error)[], graceMs = 1_000) {
+  function run(
+    points: (CommittedPoint | undefined | Error)[],
+    graceMs = 1_000,
+    orphaned?: () => Promise<boolean>,
+  ) {
     let nowMs = 0;
     let reads = 0;
     const result = awaitRelease({
+      ...(orphaned && { orphaned }),
       read: async () => {
         const p = points[Math.min(reads++, points.length - 1)];
         if (p instanceof Error) throw p;
@@ -164,6 +172,22 @@ describe('awaitRelease', () => {
   ])('%s', async (_, points, expected, reads) => {
     const outcome = await run(points);
     expect(outcome.point).toEqual(expected);
+    expect(outcome.reads).toBe(reads);
+  });
+
+  it.each([
+    ['its owner left the group: at once', async () => true, 1],
+    ['its owner is still a member: the grace is waited', async () => false, 11],
+    [
+      'who held it cannot be told: the grace is waited',
+      async (): Promise<boolean> => {
+        throw new Error('describe failed');
+      },
+      11,
+    ],
+  ])('an unreleased partition, %s', async (_, orphaned, reads) => {
+    const outcome = await run([held], 1_000, orphaned);
+    expect(outcome.point).toEqual(held);
     expect(outcome.reads).toBe(reads);
   });
 
@@ -215,5 +239,32 @@ describe('trackerFrom (the tracker of a partition taken over)', () => {
     const fresh = await trackerFrom(undefined, { ...where, doneBefore });
     expect(doneBefore).not.toHaveBeenCalled();
     expect(fresh.has(0)).toBe(false);
+  });
+});
+
+describe('partitionOrphaned (did another member hold the partition?)', () => {
+  const member = (memberId: string, owned: Record<string, number[]>) => ({
+    memberId,
+    memberMetadata: AssignerProtocol.MemberMetadata.encode({
+      version: 1,
+      topics: Object.keys(owned),
+      userData: Buffer.from(JSON.stringify(owned)),
+    }),
+  });
+  const admin = (protocol: string, members: ReturnType<typeof member>[]) =>
+    ({ describeGroups: async () => ({ groups: [{ protocol, members }] }) }) as unknown as Admin;
+
+  it.each([
+    ['another member held it', [member('other', { t: [1, 3] })], false],
+    ['only this member said it held it', [member('me', { t: [3] }), member('other', { t: [1] })], true],
+    ['nobody held it', [member('other', { t: [1] }), member('third', { u: [3] })], true],
+  ])('%s', async (_, members, orphaned) => {
+    expect(await partitionOrphaned(admin(STICKY_PROTOCOL, members), 'g', 'me', 't', 3)).toBe(orphaned);
+  });
+
+  it('does not know on another protocol (a member of an older version)', async () => {
+    expect(await partitionOrphaned(admin('RoundRobinAssigner', [member('x', {})]), 'g', 'me', 't', 3)).toBe(
+      false,
+    );
   });
 });
