@@ -13,6 +13,13 @@ interface Entry {
   started: boolean;
 }
 
+/**
+ * How far past its committed offset `doneBefore` takes a partition's done offsets in: every offset
+ * up to the last one taken is tracked (about 100 bytes each), which a commit lagging far behind
+ * the attempt records (commits refused for minutes while writes went through) would make large.
+ */
+export const MAX_DONE_SPAN = 100_000;
+
 /** What to commit for one partition: the offset and its metadata (the holes, see commit-holes.ts). */
 export interface PartitionCommit {
   offset: number;
@@ -123,11 +130,15 @@ export class PartitionOffsets {
    * Takes in offsets found done by a previous owner that did not commit them (its delivered
    * attempt records, see DeliveredLookup): a restored hole among them is done; past the committed
    * offset each is done and every offset between them not listed is a hole, fetched and handled
-   * as usual (nothing unlisted is skipped). Call right after `restored`, before anything is tracked.
+   * as usual (nothing unlisted is skipped). Offsets more than MAX_DONE_SPAN past the committed one
+   * are left out (handled again) rather than tracked with every offset between. Call right after
+   * `restored`, before anything is tracked.
    */
   doneBefore(offsets: Iterable<number>): number {
     let taken = 0;
+    const limit = (this.lastTracked ?? -1) + 1 + MAX_DONE_SPAN;
     for (const offset of [...new Set(offsets)].sort((a, b) => a - b)) {
+      if (offset >= limit) break;
       const entry = this.byOffset.get(offset);
       if (entry) {
         if (entry.done) continue;

@@ -1,4 +1,4 @@
-import { PartitionOffsets } from '../../../src/kafka/offset-tracker';
+import { MAX_DONE_SPAN, PartitionOffsets } from '../../../src/kafka/offset-tracker';
 import { MAX_METADATA_CHARS, RELEASED_METADATA } from '../../../src/kafka/commit-holes';
 
 /** The commit as `offset` or `offset h<holes>` (undefined: nothing new to commit). */
@@ -264,6 +264,15 @@ describe('PartitionOffsets.doneBefore (what a crashed previous owner finished)',
     expect(pending(p)).toBe('14');
     p.track(14);
     expect(p.inFlight).toBe(1);
+  });
+
+  it('leaves out what lies more than MAX_DONE_SPAN past the committed offset (handled again)', () => {
+    const p = PartitionOffsets.restored({ offset: 10, holes: [] });
+    expect(p.doneBefore([12, 10 + MAX_DONE_SPAN - 1, 10 + MAX_DONE_SPAN])).toBe(2);
+    expect(p.has(12)).toBe(true);
+    expect(p.has(10 + MAX_DONE_SPAN - 1)).toBe(true);
+    expect(p.has(10 + MAX_DONE_SPAN)).toBe(false);
+    expect(p.firstUnstarted()).toBe(10);
   });
 
   it('changes nothing when nothing is listed', () => {
