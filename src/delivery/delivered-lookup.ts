@@ -33,6 +33,8 @@ export function parseDeliveredFrom(
 export const DELIVERED_LOOKBACK_MS = 120_000;
 /** A look-up started this recently serves another partition's takeover too. */
 const SHARE_WINDOW_MS = 2_000;
+/** A read not done by then is given up (the takeover goes on without it). */
+export const DELIVERED_LOOKUP_TIMEOUT_MS = 30_000;
 
 export interface DeliveredLookupOptions {
   kafka: Kafka;
@@ -42,6 +44,7 @@ export interface DeliveredLookupOptions {
   /** Base of the private consumer group ids of the reads. */
   clientId: string;
   lookbackMs?: number;
+  timeoutMs?: number;
   clock: Clock;
   logger: Logger;
 }
@@ -96,9 +99,20 @@ export class DeliveredLookup {
         }
       },
     });
+    let timer: NodeJS.Timeout | undefined;
+    const timeoutMs = this.options.timeoutMs ?? DELIVERED_LOOKUP_TIMEOUT_MS;
     try {
-      await follower.whenCaughtUp();
+      await Promise.race([
+        follower.whenCaughtUp(),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(
+            () => reject(new Error(`${attemptsTopic} not read within ${timeoutMs} ms`)),
+            timeoutMs,
+          );
+        }),
+      ]);
     } finally {
+      clearTimeout(timer);
       await follower.stop();
     }
     return found;

@@ -210,7 +210,10 @@ export class Dispatcher {
   }
 
   private start(destinationId: string, lane: Lane, item: Queued): void {
-    if (item.held?.() === false) return item.reject(new WorkNotHeldError());
+    if (item.held?.() === false) {
+      item.reject(new WorkNotHeldError());
+      return this.dropIfIdle(destinationId, lane);
+    }
     lane.bucket?.take(this.options.clock.now());
     lane.active++;
     if (isSlow(this.laneState(lane, undefined), this.options)) this.pool.slowActive++;

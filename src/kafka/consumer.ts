@@ -93,8 +93,8 @@ export class ConcurrentConsumer {
       this.takeOvers.clear();
       const fresh = this.partitions.assign(keys, sameMember, this.clock.now());
       for (const key of fresh) this.takeOvers.set(key, this.takeOver(key));
-      // A kept partition's messages not started while out of the group are fetched again.
-      for (const key of keys) if (!fresh.includes(key)) this.refetchUnstarted(key, this.partitions.get(key)!);
+      // kafkajs fetches a kept partition from its committed offset: go on from the tracker instead.
+      for (const key of keys) if (!fresh.includes(key)) this.resume(key, this.partitions.get(key)!);
       const { groupId, logger } = this.options;
       logger.info({ groupId, memberId: this.memberId, partitions: keys, takeOvers: fresh }, 'group joined');
       // Work done while commits were refused (broker away, membership expired) or on partitions given up.
@@ -208,13 +208,22 @@ export class ConcurrentConsumer {
     });
     if (!tracker) return;
     this.partitions.set(key, tracker); // adopts this process's earlier tracker of it, if any
-    this.refetchUnstarted(key, tracker);
+    this.resume(key, tracker);
   }
 
-  /** Fetches the partition again from its first offset listed but not handed out, if any. */
-  private refetchUnstarted(key: string, tracker: PartitionOffsets): void {
-    const hole = tracker.firstUnstarted();
-    if (hole !== undefined) this.consumer.seek({ ...partitionOf(key), offset: String(hole) });
+  /**
+   * Fetches the partition from where its tracker goes on (PartitionOffsets.resumeAt). kafkajs
+   * refuses a seek while its consumer is down (a crash, before the restart): the next join takes
+   * the partition over again then.
+   */
+  private resume(key: string, tracker: PartitionOffsets): void {
+    const offset = tracker.resumeAt();
+    if (offset === undefined) return;
+    try {
+      this.consumer.seek({ ...partitionOf(key), offset: String(offset) });
+    } catch (err) {
+      this.options.logger.warn({ key, err: errorMessage(err) }, 'cannot seek: the consumer is down');
+    }
   }
 
   private pauseUntil(dueAtMs: number, pause: () => () => void): void {

@@ -167,6 +167,16 @@ export class PartitionOffsets {
     return undefined;
   }
 
+  /**
+   * Where fetching must go on from: the first offset listed but not handed out, else the one after
+   * the last handed out (undefined before anything was). Not the committed offset: another member
+   * may have committed past offsets this one never saw (a late commit of the partition's previous
+   * owner, with holes of its own), and fetching from there would skip them here.
+   */
+  resumeAt(): number | undefined {
+    return this.firstUnstarted() ?? (this.lastTracked === undefined ? undefined : this.lastTracked + 1);
+  }
+
   private stateOf(offset: number): 'done' | 'running' | 'unknown' {
     if (this.lastTracked === undefined || offset > this.lastTracked) return 'unknown';
     const entry = this.byOffset.get(offset);

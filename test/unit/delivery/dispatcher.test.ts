@@ -129,6 +129,15 @@ describe('Dispatcher', () => {
     expect(d.load('d')).toEqual({ active: 0, queued: 0 });
   });
 
+  it('declines a task no longer held at once, leaving no lane behind', async () => {
+    const { run, started } = manualRuns();
+    const d = dispatcher({ run });
+    const declined = await d.submit(task('d', 'u1', 'a'), { held: () => false }).catch((err: unknown) => err);
+    expect(declined).toBeInstanceOf(WorkNotHeldError);
+    expect(started).toEqual([]);
+    expect((d as unknown as { lanes: Map<string, unknown> }).lanes.size).toBe(0);
+  });
+
   it('passes a failure of the run function to the submitter', async () => {
     const d = dispatcher({
       maxActivePerDestination: 1,

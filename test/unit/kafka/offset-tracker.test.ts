@@ -282,3 +282,37 @@ describe('PartitionOffsets.doneBefore (what a crashed previous owner finished)',
     expect(p.has(10)).toBe(false);
   });
 });
+
+describe('PartitionOffsets.resumeAt (where fetching goes on)', () => {
+  it.each([
+    ['nothing handed out yet', () => new PartitionOffsets(), undefined],
+    [
+      'after the last handed out',
+      () => {
+        const p = new PartitionOffsets();
+        for (const o of [3, 4, 5]) p.track(o);
+        p.complete(4);
+        return p;
+      },
+      6,
+    ],
+    ['at a restored hole', () => PartitionOffsets.restored({ offset: 10, holes: [4] }), 4],
+    [
+      'at the committed offset of a partition taken over',
+      () => PartitionOffsets.restored({ offset: 10, holes: [] }),
+      10,
+    ],
+    [
+      'at an offset taken back (never started)',
+      () => {
+        const p = new PartitionOffsets();
+        for (const o of [3, 4, 5]) p.track(o);
+        p.unstart(4);
+        return p;
+      },
+      4,
+    ],
+  ])('%s', (_, make, expected) => {
+    expect(make().resumeAt()).toBe(expected);
+  });
+});
