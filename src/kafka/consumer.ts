@@ -65,7 +65,10 @@ export class ConcurrentConsumer {
       allowAutoTopicCreation: false,
       // Sticky: a rebalance moves only the partitions that must move (round robin: a group of older members).
       partitionAssigners: [
-        stickyAssigner(() => this.partitions.busiestFirst(this.assigned)),
+        stickyAssigner(
+          () => this.partitions.busiestFirst(this.assigned),
+          () => this.partitions.retiringKeys(),
+        ),
         PartitionAssigners.roundRobin,
       ],
       // Once stopping, no restart after a crash (kafkajs's would be a member holding partitions idle).
@@ -212,9 +215,8 @@ export class ConcurrentConsumer {
   }
 
   /**
-   * Fetches the partition from where its tracker goes on (PartitionOffsets.resumeAt). kafkajs
-   * refuses a seek while its consumer is down (a crash, before the restart): the next join takes
-   * the partition over again then.
+   * Fetches the partition from where its tracker goes on (PartitionOffsets.resumeAt). A seek kafkajs
+   * refuses (its consumer down after a crash) is left to the next join's takeover.
    */
   private resume(key: string, tracker: PartitionOffsets): void {
     const offset = tracker.resumeAt();

@@ -4,7 +4,7 @@ import type { Admin } from 'kafkajs';
 import { errorMessage } from '../core/errors';
 import type { Logger } from '../observability/logger';
 import type { CommittedPoint } from './committed';
-import { ownedOf, STICKY_PROTOCOL } from './sticky-assigner';
+import { heldOf, STICKY_PROTOCOL } from './sticky-assigner';
 import { PartitionOffsets, type PartitionCommit } from './offset-tracker';
 
 /**
@@ -141,8 +141,8 @@ async function isOrphaned(options: ReleaseWait): Promise<boolean> {
 
 /**
  * Whether no member of `groupId` but `selfMemberId` said, when it joined, that it held the
- * partition (the sticky assigner's user data, see `ownedOf`). False for a group on another
- * protocol (a member of an older version): what they held is not known.
+ * partition or was still finishing it (the sticky assigner's user data, see `heldOf`). False for
+ * a group on another protocol (a member of an older version): what they held is not known.
  */
 export async function partitionOrphaned(
   admin: Admin,
@@ -155,7 +155,7 @@ export async function partitionOrphaned(
   const group = groups[0];
   if (!group || group.protocol !== STICKY_PROTOCOL) return false;
   return !group.members.some(
-    (m) => m.memberId !== selfMemberId && (ownedOf(m.memberMetadata)[topic] ?? []).includes(partition),
+    (m) => m.memberId !== selfMemberId && (heldOf(m.memberMetadata)[topic] ?? []).includes(partition),
   );
 }
 
@@ -220,6 +220,11 @@ export class PartitionTrackers {
       this.retiring.set(key, { tracker, sinceMs: nowMs });
     }
     return keys.filter((key) => !this.owned.has(key));
+  }
+
+  /** The keys of the partitions given up and still being finished here. */
+  retiringKeys(): string[] {
+    return [...this.retiring.keys()];
   }
 
   /** Every owned partition retires (a graceful stop). */

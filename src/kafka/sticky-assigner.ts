@@ -61,6 +61,8 @@ export function assignSticky(
  */
 export function stickyAssigner(
   owned: () => readonly { topic: string; partition: number }[],
+  /** Partitions given up and still being finished (`<topic>:<partition>`; handover.ts). */
+  retiring: () => readonly string[] = () => [],
 ): PartitionAssigner {
   return ({ cluster }) => ({
     name: STICKY_PROTOCOL,
@@ -89,7 +91,10 @@ export function stickyAssigner(
           version: 1,
           topics,
           userData: Buffer.from(
-            JSON.stringify(toAssignment(owned().map((o) => `${o.topic}:${o.partition}`))),
+            JSON.stringify({
+              ...toAssignment(owned().map((o) => `${o.topic}:${o.partition}`)),
+              [RETIRING_KEY]: toAssignment([...retiring()]),
+            }),
           ),
         }),
       };
@@ -97,19 +102,46 @@ export function stickyAssigner(
   });
 }
 
+/**
+ * Where a member's join metadata lists the partitions it is still finishing after giving them up:
+ * not a topic name (Kafka's allow only letters, digits, '.', '_' and '-'), and not a list, which
+ * members of earlier versions skip.
+ */
+const RETIRING_KEY = '~retiring';
+
 /** What a member said it held when it joined (its subscription's user data); {} when it says nothing. */
 export function ownedOf(metadata: Buffer): Assignment {
+  return assignmentIn(userDataOf(metadata));
+}
+
+/**
+ * What a member said it held or was still finishing (retiring) when it joined: the partitions
+ * whose new owner should wait for its release (handover.ts).
+ */
+export function heldOf(metadata: Buffer): Assignment {
+  const userData = userDataOf(metadata);
+  const held = assignmentIn(userData);
+  for (const [topic, ps] of Object.entries(assignmentIn(userData[RETIRING_KEY])))
+    held[topic] = [...(held[topic] ?? []), ...ps];
+  return held;
+}
+
+function userDataOf(metadata: Buffer): Record<string, unknown> {
   try {
     const { userData } = AssignerProtocol.MemberMetadata.decode(metadata)!;
     const parsed = JSON.parse(userData.toString('utf8') || '{}') as unknown;
-    if (typeof parsed !== 'object' || parsed === null) return {};
-    const out: Assignment = {};
-    for (const [topic, ps] of Object.entries(parsed))
-      if (Array.isArray(ps)) out[topic] = ps.filter((p): p is number => Number.isInteger(p));
-    return out;
+    return typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>) : {};
   } catch {
     return {}; // a member that tells nothing (or garbles it) simply keeps nothing
   }
+}
+
+function assignmentIn(value: unknown): Assignment {
+  if (typeof value !== 'object' || value === null) return {};
+  const out: Assignment = {};
+  for (const [topic, ps] of Object.entries(value))
+    if (Array.isArray(ps)) out[topic] = ps.filter((p): p is number => Number.isInteger(p));
+  return out;
 }
 
 function count(a: Assignment): number {

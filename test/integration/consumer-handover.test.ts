@@ -124,4 +124,69 @@ describe('ConcurrentConsumer: handing a partition over at a rebalance', () => {
       RELEASED_METADATA,
     ]);
   });
+
+  it('a rebalance during the handover still waits for the member finishing the partition', async () => {
+    const topic = `${uniquePrefix()}.handover-twice`;
+    const groupId = `${topic}.group`;
+    await admin.createTopics({
+      topics: [{ topic, numPartitions: 2, replicationFactor: 1 }],
+      waitForLeaders: true,
+    });
+    await send(
+      topic,
+      [0, 1].flatMap((partition) =>
+        Array.from({ length: 5 }, (_, i) => ({ partition, value: `${partition}-${i}` })),
+      ),
+    );
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const handled: string[] = [];
+    const member = (name: string) => {
+      const consumer = new ConcurrentConsumer({
+        kafka,
+        admin,
+        groupId,
+        topics: [topic],
+        maxInFlight: 100,
+        commitIntervalMs: 50,
+        sessionTimeoutMs: 6_000,
+        handoverGraceMs: 60_000,
+        logger: silentLogger(),
+        metrics: createMetricsRegistry({ defaultMetrics: false }),
+        handler: async ({ message }) => {
+          const value = message.value!.toString();
+          handled.push(`${name}:${value}`);
+          if (value.endsWith('-3')) await gate;
+        },
+      });
+      consumers.push(consumer);
+      return consumer;
+    };
+    const members = async (n: number) =>
+      eventually(async () => (await assignment(groupId, topic))?.length === n || undefined, {
+        what: `${n} members, stable`,
+        timeoutMs: 30_000,
+      });
+
+    await member('A').start();
+    await eventually(() => handled.length === 10 || undefined, { what: 'A handed everything out' });
+    await member('B').start(); // one partition moves to B; A is still finishing it
+    await members(2);
+    // Another member joins before A released it: A no longer holds the partition, but says it is
+    // still finishing it, so B keeps waiting for the release instead of handling x-3 again.
+    await member('C').start();
+    await members(3);
+    release();
+    await send(topic, [
+      { partition: 0, value: '0-5' },
+      { partition: 1, value: '1-5' },
+    ]);
+    await eventually(() => handled.filter((h) => h.endsWith('-5')).length === 2 || undefined, {
+      what: 'the new messages handled',
+      timeoutMs: 30_000,
+    });
+    const values = handled.map((h) => h.slice(2)).sort();
+    expect(values).toEqual([...new Set(values)]); // nothing handled twice
+    expect(values).toHaveLength(12);
+  });
 });

@@ -52,6 +52,7 @@ describe('PartitionTrackers (handing partitions over between live members)', () 
     const tracker = trackerWith([1, 2, 3], [1, 3]);
     trackers.set('t:0', tracker);
     trackers.assign([], true, 100);
+    expect(trackers.retiringKeys()).toEqual(['t:0']); // advertised at the next join (heldOf)
     const first = trackers.commits(200);
     expect(shown(first)).toEqual(['t:0 4 h1:2']); // 2 still in flight: a hole, not released
     trackers.committed(first);
@@ -62,6 +63,7 @@ describe('PartitionTrackers (handing partitions over between live members)', () 
     expect(release[0]!.release).toBe(true);
     trackers.committed(release);
     expect(trackers.commits(500)).toEqual([]); // forgotten once released
+    expect(trackers.retiringKeys()).toEqual([]);
   });
 
   it('forgets a retiring partition after the grace, released or not', () => {
@@ -243,12 +245,16 @@ describe('trackerFrom (the tracker of a partition taken over)', () => {
 });
 
 describe('partitionOrphaned (did another member hold the partition?)', () => {
-  const member = (memberId: string, owned: Record<string, number[]>) => ({
+  const member = (
+    memberId: string,
+    owned: Record<string, number[]>,
+    retiring: Record<string, number[]> = {},
+  ) => ({
     memberId,
     memberMetadata: AssignerProtocol.MemberMetadata.encode({
       version: 1,
       topics: Object.keys(owned),
-      userData: Buffer.from(JSON.stringify(owned)),
+      userData: Buffer.from(JSON.stringify({ ...owned, '~retiring': retiring })),
     }),
   });
   const admin = (protocol: string, members: ReturnType<typeof member>[]) =>
@@ -258,6 +264,11 @@ describe('partitionOrphaned (did another member hold the partition?)', () => {
     ['another member held it', [member('other', { t: [1, 3] })], false],
     ['only this member said it held it', [member('me', { t: [3] }), member('other', { t: [1] })], true],
     ['nobody held it', [member('other', { t: [1] }), member('third', { u: [3] })], true],
+    [
+      'another member is still finishing it (a rebalance during the handover)',
+      [member('other', {}, { t: [3] })],
+      false,
+    ],
   ])('%s', async (_, members, orphaned) => {
     expect(await partitionOrphaned(admin(STICKY_PROTOCOL, members), 'g', 'me', 't', 3)).toBe(orphaned);
   });

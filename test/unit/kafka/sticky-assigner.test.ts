@@ -1,4 +1,11 @@
-import { assignSticky, type StickyMember } from '../../../src/kafka/sticky-assigner';
+import { AssignerProtocol, type Cluster } from 'kafkajs';
+import {
+  assignSticky,
+  heldOf,
+  ownedOf,
+  stickyAssigner,
+  type StickyMember,
+} from '../../../src/kafka/sticky-assigner';
 
 const topic = 't';
 const partitions = { [topic]: [0, 1, 2] };
@@ -50,5 +57,38 @@ describe('assignSticky', () => {
     expect(result.a).toEqual([0, 1]);
     expect([...result.b!, ...result.c!].sort()).toEqual([2, 3]);
     expect(result.b).toHaveLength(1);
+  });
+});
+
+describe('stickyAssigner join metadata', () => {
+  const metadataOf = (owned: { topic: string; partition: number }[], retiring: string[]) =>
+    stickyAssigner(
+      () => owned,
+      () => retiring,
+    )({ cluster: {} as Cluster, groupId: 'g', logger: {} as never }).protocol({ topics: ['t'] }).metadata;
+
+  it('tells what the member holds, and apart from it what it is still finishing', () => {
+    const metadata = metadataOf([{ topic: 't', partition: 1 }], ['t:4', 'u:0']);
+    expect(ownedOf(metadata)).toEqual({ t: [1] }); // what the assignment keeps in place
+    expect(heldOf(metadata)).toEqual({ t: [1, 4], u: [0] }); // whose release a new owner waits for
+  });
+
+  it('reads the metadata of a member of an earlier version (owned partitions only)', () => {
+    const earlier = AssignerProtocol.MemberMetadata.encode({
+      version: 1,
+      topics: ['t'],
+      userData: Buffer.from(JSON.stringify({ t: [2, 3] })),
+    });
+    expect(ownedOf(earlier)).toEqual({ t: [2, 3] });
+    expect(heldOf(earlier)).toEqual({ t: [2, 3] });
+  });
+
+  it('takes garbled metadata as holding nothing', () => {
+    const garbled = AssignerProtocol.MemberMetadata.encode({
+      version: 1,
+      topics: [],
+      userData: Buffer.from('{'),
+    });
+    expect(heldOf(garbled)).toEqual({});
   });
 });
