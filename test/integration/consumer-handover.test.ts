@@ -44,8 +44,13 @@ describe('ConcurrentConsumer: handing a partition over at a rebalance', () => {
     );
   }
 
-  it('the member taking a partition over does not handle again what the live member giving it up finished', async () => {
-    const topic = `${uniquePrefix()}.handover`;
+  /**
+   * A topic of two partitions with `perPartition` messages each (`<partition>-<i>`), and members of
+   * one group on it that note each message they handle (`<member>:<value>`); `x-3` stays in flight
+   * until `release()`. The handover grace is long: an old owner that is alive must release.
+   */
+  async function handoverRig(name: string, perPartition: number) {
+    const topic = `${uniquePrefix()}.${name}`;
     const groupId = `${topic}.group`;
     await admin.createTopics({
       topics: [{ topic, numPartitions: 2, replicationFactor: 1 }],
@@ -54,13 +59,13 @@ describe('ConcurrentConsumer: handing a partition over at a rebalance', () => {
     await send(
       topic,
       [0, 1].flatMap((partition) =>
-        Array.from({ length: 10 }, (_, i) => ({ partition, value: `${partition}-${i}` })),
+        Array.from({ length: perPartition }, (_, i) => ({ partition, value: `${partition}-${i}` })),
       ),
     );
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
     const handled: string[] = [];
-    const member = (name: string) => {
+    const member = (memberName: string) => {
       const consumer = new ConcurrentConsumer({
         kafka,
         admin,
@@ -69,19 +74,23 @@ describe('ConcurrentConsumer: handing a partition over at a rebalance', () => {
         maxInFlight: 100,
         commitIntervalMs: 50,
         sessionTimeoutMs: 6_000,
-        handoverGraceMs: 60_000, // the old owner is alive: it must release, however long it takes
+        handoverGraceMs: 60_000,
         logger: silentLogger(),
         metrics: createMetricsRegistry({ defaultMetrics: false }),
         handler: async ({ message }) => {
           const value = message.value!.toString();
-          handled.push(`${name}:${value}`);
+          handled.push(`${memberName}:${value}`);
           if (value.endsWith('-3')) await gate; // in flight when the partition moves
         },
       });
       consumers.push(consumer);
       return consumer;
     };
+    return { topic, groupId, handled, release: () => release(), member };
+  }
 
+  it('the member taking a partition over does not handle again what the live member giving it up finished', async () => {
+    const { topic, groupId, handled, release, member } = await handoverRig('handover', 10);
     await member('A').start();
     await eventually(
       async () => {
@@ -126,42 +135,7 @@ describe('ConcurrentConsumer: handing a partition over at a rebalance', () => {
   });
 
   it('a rebalance during the handover still waits for the member finishing the partition', async () => {
-    const topic = `${uniquePrefix()}.handover-twice`;
-    const groupId = `${topic}.group`;
-    await admin.createTopics({
-      topics: [{ topic, numPartitions: 2, replicationFactor: 1 }],
-      waitForLeaders: true,
-    });
-    await send(
-      topic,
-      [0, 1].flatMap((partition) =>
-        Array.from({ length: 5 }, (_, i) => ({ partition, value: `${partition}-${i}` })),
-      ),
-    );
-    let release!: () => void;
-    const gate = new Promise<void>((r) => (release = r));
-    const handled: string[] = [];
-    const member = (name: string) => {
-      const consumer = new ConcurrentConsumer({
-        kafka,
-        admin,
-        groupId,
-        topics: [topic],
-        maxInFlight: 100,
-        commitIntervalMs: 50,
-        sessionTimeoutMs: 6_000,
-        handoverGraceMs: 60_000,
-        logger: silentLogger(),
-        metrics: createMetricsRegistry({ defaultMetrics: false }),
-        handler: async ({ message }) => {
-          const value = message.value!.toString();
-          handled.push(`${name}:${value}`);
-          if (value.endsWith('-3')) await gate;
-        },
-      });
-      consumers.push(consumer);
-      return consumer;
-    };
+    const { topic, groupId, handled, release, member } = await handoverRig('handover-twice', 5);
     const members = async (n: number) =>
       eventually(async () => (await assignment(groupId, topic))?.length === n || undefined, {
         what: `${n} members, stable`,
