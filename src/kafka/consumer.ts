@@ -27,10 +27,9 @@ export type { ConcurrentConsumerOptions, ConsumedMessage, MessageHandler } from 
  * A consumer that works on many messages at once (no head-of-line blocking: a slow message does
  * not hold back the ones after it) and commits per partition one past the last message done, the
  * messages below it still in flight listed as holes in the commit's metadata (offset-tracker.ts,
- * commit-holes.ts). Whoever takes a partition over handles its holes again, so a crash
- * re-delivers what was in flight (and the last commit delay's work), never skips. A partition
- * that moves between live members is handed over (handover.ts): the old owner finishes and commits
- * its work there first, so the new one does not do it again.
+ * commit-holes.ts): a crash re-delivers work in flight or not committed yet, never skips. How a
+ * partition changes hands: handover.ts. Out of the group (a kafkajs crash, until the next join),
+ * work not started yet does not start (ConsumedMessage.held).
  */
 export class ConcurrentConsumer {
   private readonly consumer: Consumer;

@@ -16,7 +16,10 @@ import { PartitionOffsets, type PartitionCommit } from './offset-tracker';
  * its in-flight messages finish, their offsets are committed, and once nothing is left in flight
  * it commits the partition *released* (RELEASED_METADATA, commit-holes.ts). The new owner reads the
  * committed point until it says released, for up to the same grace, then starts from it. A crashed
- * owner never releases: its successor starts after the grace, handling its holes again.
+ * owner never releases: when no other member held the partition or is still finishing it (what
+ * each tells at its join, `partitionOrphaned`), its successor starts at once, else after the
+ * grace; either way it handles the holes again, less what `doneBefore` finds already done
+ * (`trackerFrom`).
  */
 export const HANDOVER_GRACE_MS = 2_000;
 
