@@ -25,6 +25,9 @@ export interface ConsumedMessage {
  */
 export type MessageHandler = (message: ConsumedMessage) => Promise<void>;
 
+/** The offsets of a partition its previous owner finished without committing them. */
+export type DoneBefore = (topic: string, partition: number) => Promise<number[]>;
+
 export interface ConcurrentConsumerOptions {
   kafka: Kafka;
   groupId: string;
@@ -78,7 +81,7 @@ export interface ConcurrentConsumerOptions {
    * The offsets of a partition its previous owner finished without committing them, asked when
    * the partition is taken over unreleased (handover.ts): they are not handled again.
    */
-  doneBefore?: (topic: string, partition: number) => Promise<number[]>;
+  doneBefore?: DoneBefore;
   /**
    * Most bytes fetched per partition in one request (kafkajs maxBytesPerPartition; a fetch holds at
    * most FETCH_PARTITIONS_PER_REQUEST × this). Unset: kafkajs' defaults (1 MB, 10 MB).

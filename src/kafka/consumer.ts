@@ -6,16 +6,11 @@ import { errorMessage } from '../core/errors';
 import { startLagMonitor } from './lag';
 import { committedPoint } from './committed';
 import { PartitionOffsets } from './offset-tracker';
-import {
-  HANDOVER_GRACE_MS,
-  PartitionTrackers,
-  partitionOf,
-  partitionOrphaned,
-  takeOverTracker,
-} from './handover';
+import { HANDOVER_GRACE_MS, PartitionTrackers, partitionOf, takeOverTracker } from './handover';
 import { Committer } from './committer';
 import { groupTimings } from './group-timings';
 import { handleMessage } from './handle-message';
+import { GroupView } from './group-view';
 import { InFlight } from './in-flight';
 import { KeyChains } from './key-chains';
 import { stickyAssigner } from './sticky-assigner';
@@ -54,6 +49,7 @@ export class ConcurrentConsumer {
   private memberId: string | undefined;
   /** Between a crash of the kafkajs consumer and its next join: no partition is held then. */
   private outOfGroup = false;
+  private readonly group: GroupView;
 
   constructor(private readonly options: ConcurrentConsumerOptions) {
     this.consumer = options.kafka.consumer({
@@ -78,6 +74,7 @@ export class ConcurrentConsumer {
     this.partitions = new PartitionTrackers(options.handoverGraceMs ?? HANDOVER_GRACE_MS);
     this.committer = new Committer(this.consumer);
     this.admin = options.admin ?? options.kafka.admin();
+    this.group = new GroupView(this.admin, options.groupId);
     this.consumer.on(this.consumer.events.REBALANCING, () => void this.commit()); // before it moves
     this.consumer.on(this.consumer.events.CRASH, () => void (this.outOfGroup = true));
     this.consumer.on(this.consumer.events.GROUP_JOIN, (event) => {
@@ -93,6 +90,7 @@ export class ConcurrentConsumer {
       this.memberId = event.payload.memberId;
       const keys = this.assigned.map((p) => `${p.topic}:${p.partition}`);
       this.takeOvers.clear();
+      this.group.reset();
       const fresh = this.partitions.assign(keys, sameMember, this.clock.now());
       for (const key of fresh) this.takeOvers.set(key, this.takeOver(key));
       // kafkajs fetches a kept partition from its committed offset: go on from the tracker instead.
@@ -200,7 +198,7 @@ export class ConcurrentConsumer {
     const tracker = await takeOverTracker({
       read: () => committedPoint(this.admin, groupId, topic, partition),
       stillOurs: () => !this.stopping && this.joins === join && !this.partitions.has(key),
-      orphaned: () => partitionOrphaned(this.admin, groupId, this.memberId, topic, partition),
+      orphaned: () => this.group.orphaned(this.memberId, topic, partition),
       graceMs: this.partitions.graceMs,
       clock: this.clock,
       logger,

@@ -1,10 +1,9 @@
 import { backoffDelayMs, sleep as defaultSleep } from '../core/backoff';
 import type { Clock } from '../core/clock';
-import type { Admin } from 'kafkajs';
 import { errorMessage } from '../core/errors';
 import type { Logger } from '../observability/logger';
 import type { CommittedPoint } from './committed';
-import { heldOf, STICKY_PROTOCOL } from './sticky-assigner';
+import type { DoneBefore } from './consumer-options';
 import { PartitionOffsets, type PartitionCommit } from './offset-tracker';
 
 /**
@@ -90,7 +89,7 @@ export async function awaitRelease(options: ReleaseWait): Promise<CommittedPoint
 export async function trackerFrom(
   point: CommittedPoint | undefined,
   options: {
-    doneBefore?: (topic: string, partition: number) => Promise<number[]>;
+    doneBefore?: DoneBefore;
     topic: string;
     partition: number;
     logger: Logger;
@@ -121,7 +120,7 @@ export async function takeOverTracker(
   options: Omit<ReleaseWait, 'context'> & {
     topic: string;
     partition: number;
-    doneBefore?: (topic: string, partition: number) => Promise<number[]>;
+    doneBefore?: DoneBefore;
   },
 ): Promise<PartitionOffsets | undefined> {
   const { topic, partition } = options;
@@ -140,26 +139,6 @@ async function isOrphaned(options: ReleaseWait): Promise<boolean> {
     options.logger.warn({ ...options.context, err: errorMessage(err) }, 'cannot tell who held the partition');
     return false;
   }
-}
-
-/**
- * Whether no member of `groupId` but `selfMemberId` said, when it joined, that it held the
- * partition or was still finishing it (the sticky assigner's user data, see `heldOf`). False for
- * a group on another protocol (a member of an older version): what they held is not known.
- */
-export async function partitionOrphaned(
-  admin: Admin,
-  groupId: string,
-  selfMemberId: string | undefined,
-  topic: string,
-  partition: number,
-): Promise<boolean> {
-  const { groups } = await admin.describeGroups([groupId]);
-  const group = groups[0];
-  if (!group || group.protocol !== STICKY_PROTOCOL) return false;
-  return !group.members.some(
-    (m) => m.memberId !== selfMemberId && (heldOf(m.memberMetadata)[topic] ?? []).includes(partition),
-  );
 }
 
 /** A commit to make for one partition; `release` when it gives the partition up. */

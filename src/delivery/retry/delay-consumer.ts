@@ -3,6 +3,7 @@ import { Histogram, type Registry } from 'prom-client';
 import type { AvroCodec } from '../../avro/codec';
 import type { Clock } from '../../core/clock';
 import { ConcurrentConsumer } from '../../kafka/consumer';
+import type { DoneBefore } from '../../kafka/consumer-options';
 import { retryTopic } from '../../kafka/topics';
 import type { Logger } from '../../observability/logger';
 import type { DeadLetterWriter } from '../../records/dead-letter';
@@ -30,7 +31,7 @@ export interface DelayConsumerOptions {
   /** HOOKLINE_KAFKA_FETCH_PARTITION_BYTES. */
   fetchPartitionBytes: number;
   /** What a crashed owner of a partition delivered without committing it (DeliveredLookup). */
-  doneBefore?: (topic: string, partition: number) => Promise<number[]>;
+  doneBefore?: DoneBefore;
   metrics: Registry;
   clock: Clock;
   logger: Logger;
