@@ -5,9 +5,10 @@ import type { Config } from '../config/config';
 import type { RetryPolicy } from '../config/retry';
 import type { Clock } from '../core/clock';
 import type { BatchingProducer } from '../kafka/batching-producer';
-import { ConcurrentConsumer } from '../kafka/consumer';
+import { ConcurrentConsumer, type ConsumedMessage } from '../kafka/consumer';
 import type { Logger } from '../observability/logger';
 import type { CatalogView } from '../records/catalog-model';
+import type { DeliveryTask } from '../records/delivery-task';
 import type { AddressPolicy } from '../security/address-policy';
 import { DeadLetterWriter } from '../records/dead-letter';
 import { DEFAULT_BREAKER_POLICY } from './circuit/breaker';
@@ -62,6 +63,11 @@ export interface DeliveryWorkerOptions {
 
 export interface DeliveryWorker {
   dispatcher: Dispatcher;
+  /** First attempts of tasks read elsewhere (the router's, routing/first-attempts.ts). */
+  local: {
+    submit(task: DeliveryTask, consumed: ConsumedMessage): Promise<void>;
+    deliveredBefore(topic: string, partition: number): Promise<Map<number, string[]>>;
+  };
   /** The circuit breaker of every URL this worker called. */
   circuits: CircuitRegistry;
   executor: DeliveryExecutor;
@@ -183,6 +189,10 @@ export async function startDeliveryWorker(options: DeliveryWorkerOptions): Promi
   });
   return {
     dispatcher,
+    local: {
+      submit: (task, consumed) => dispatcher.submit(task, submitOptions(consumed)),
+      deliveredBefore: (topic, partition) => delivered.byOffset(topic, partition),
+    },
     circuits,
     executor,
     stop: async () => {
