@@ -239,8 +239,7 @@ export async function startApp(options: AppOptions): Promise<App> {
         })
       : undefined;
     if (worker) lifecycle.onStop('worker', () => worker.stop());
-    // First attempts straight from hookline.events when this process delivers too (routing/first-attempts.ts);
-    // the worker starts first and stops last.
+    // With both roles the router makes first attempts (routing/first-attempts.ts): the worker starts first, stops last.
     const direct = config.routing.direct && config.roles.includes('router') ? worker : undefined;
     const routerRole = config.roles.includes('router')
       ? await startRouter({
@@ -255,12 +254,9 @@ export async function startApp(options: AppOptions): Promise<App> {
           }),
           groupId: `${config.topics.prefix}.router`,
           eventsTopic: topics.events,
-          ...(direct
-            ? {
-                maxInFlight: Math.max(config.routing.concurrency, config.delivery.workerConcurrency),
-                drainTimeoutMs: config.delivery.timeoutMs * 5 + 5_000,
-              }
-            : { maxInFlight: config.routing.concurrency }),
+          // Its events wait for their deliveries: as many as the worker's tasks, drained as the worker's.
+          maxInFlight: Math.max(config.routing.concurrency, direct ? config.delivery.workerConcurrency : 0),
+          ...(direct && { drainTimeoutMs: direct.drainTimeoutMs }),
           sessionTimeoutMs: config.kafka.sessionTimeoutMs,
           fetchPartitionBytes: config.kafka.fetchPartitionBytes,
           metrics,

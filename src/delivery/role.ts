@@ -68,6 +68,8 @@ export interface DeliveryWorker {
     submit(task: DeliveryTask, consumed: ConsumedMessage): Promise<void>;
     deliveredBefore(topic: string, partition: number): Promise<Map<number, string[]>>;
   };
+  /** How long its consumers' stop waits for the tasks in flight. */
+  drainTimeoutMs: number;
   /** The circuit breaker of every URL this worker called. */
   circuits: CircuitRegistry;
   executor: DeliveryExecutor;
@@ -144,12 +146,13 @@ export async function startDeliveryWorker(options: DeliveryWorkerOptions): Promi
     clock,
     logger,
   });
+  const drainTimeoutMs = delivery.timeoutMs * 5 + 5_000;
   const consumerSettings = {
     kafka: options.kafka,
     admin: options.admin,
     doneBefore: (topic: string, partition: number) => delivered.offsets(topic, partition),
     maxInFlight: delivery.workerConcurrency,
-    drainTimeoutMs: delivery.timeoutMs * 5 + 5_000,
+    drainTimeoutMs,
     sessionTimeoutMs: options.sessionTimeoutMs,
     fetchPartitionBytes: options.fetchPartitionBytes,
     metrics: options.metrics,
@@ -195,6 +198,7 @@ export async function startDeliveryWorker(options: DeliveryWorkerOptions): Promi
     },
     circuits,
     executor,
+    drainTimeoutMs,
     stop: async () => {
       executor.stop(); // a hand-off Kafka does not take now is left for the next process
       await Promise.all([consumer.stop(), delayConsumer.stop()]);
