@@ -217,26 +217,6 @@ export async function startApp(options: AppOptions): Promise<App> {
       logger,
     });
     lifecycle.onStop('operations', () => operations.stop());
-    const routerRole = config.roles.includes('router')
-      ? await startRouter({
-          kafka,
-          admin: connectedAdmin,
-          router: createEventRouter({
-            ...routing,
-            dedupe: { windowMs: config.routing.dedupeWindowMs, maxEntries: config.routing.dedupeMaxEntries },
-            metrics,
-            logger: logger.child({ component: 'router' }),
-          }),
-          groupId: `${config.topics.prefix}.router`,
-          eventsTopic: topics.events,
-          maxInFlight: config.routing.concurrency,
-          sessionTimeoutMs: config.kafka.sessionTimeoutMs,
-          fetchPartitionBytes: config.kafka.fetchPartitionBytes,
-          metrics,
-          logger: logger.child({ component: 'router' }),
-        })
-      : undefined;
-    if (routerRole) lifecycle.onStop('router', () => routerRole.stop());
     const worker = config.roles.includes('worker')
       ? await startDeliveryWorker({
           ...clients,
@@ -259,6 +239,31 @@ export async function startApp(options: AppOptions): Promise<App> {
         })
       : undefined;
     if (worker) lifecycle.onStop('worker', () => worker.stop());
+    // With both roles the router makes first attempts (routing/first-attempts.ts): the worker starts first, stops last.
+    const direct = config.routing.direct && config.roles.includes('router') ? worker : undefined;
+    const routerRole = config.roles.includes('router')
+      ? await startRouter({
+          kafka,
+          admin: connectedAdmin,
+          router: createEventRouter({
+            ...routing,
+            dedupe: { windowMs: config.routing.dedupeWindowMs, maxEntries: config.routing.dedupeMaxEntries },
+            ...(direct && { local: direct.local }),
+            metrics,
+            logger: logger.child({ component: 'router' }),
+          }),
+          groupId: `${config.topics.prefix}.router`,
+          eventsTopic: topics.events,
+          // Its events wait for their deliveries: as many as the worker's tasks, drained as the worker's.
+          maxInFlight: Math.max(config.routing.concurrency, direct ? config.delivery.workerConcurrency : 0),
+          ...(direct && { drainTimeoutMs: direct.drainTimeoutMs }),
+          sessionTimeoutMs: config.kafka.sessionTimeoutMs,
+          fetchPartitionBytes: config.kafka.fetchPartitionBytes,
+          metrics,
+          logger: logger.child({ component: 'router' }),
+        })
+      : undefined;
+    if (routerRole) lifecycle.onStop('router', () => routerRole.stop());
     const audiences = await startAudiences({ ...clients, events, catalog, config, clock, logger });
     lifecycle.onStop('audiences', () => audiences.stop());
     // --- the admin API, every stage's routes in one place ---

@@ -95,7 +95,7 @@ export const e2eScenario: Scenario = {
       ctx.log(`e2e: delivered ${Math.round(delivered)}/s`);
       if (!compiled.ok) notes.push(`(c) skipped: ${compiled.reason}`);
       notes.push(
-        `per delivered event Hookline writes 3 records (event, task, attempt) and reads 2 (event, task); the Kafka ceiling is 1 write + 1 read`,
+        `per delivered event Hookline writes 2 records (event, attempt) and reads 1 (event): first attempts straight from the events (HOOKLINE_DIRECT_DELIVERY, the default); 3 and 2 through hookline.deliveries; the Kafka ceiling is 1 write + 1 read`,
       );
       return {
         figures: [

@@ -36,7 +36,7 @@ export interface Config {
   };
   registry: { url: string | undefined; username: string | undefined; password: string | undefined };
   topics: { prefix: string; create: boolean; partitions: number; replicationFactor: number };
-  routing: { dedupeWindowMs: number; dedupeMaxEntries: number; concurrency: number };
+  routing: { dedupeWindowMs: number; dedupeMaxEntries: number; concurrency: number; direct: boolean };
   delivery: {
     timeoutMs: number;
     workerConcurrency: number;
@@ -144,6 +144,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       dedupeWindowMs: c.HOOKLINE_DEDUPE_WINDOW,
       dedupeMaxEntries: c.HOOKLINE_DEDUPE_MAX_ENTRIES,
       concurrency: c.HOOKLINE_ROUTER_CONCURRENCY,
+      direct: c.HOOKLINE_DIRECT_DELIVERY,
     },
     delivery: {
       timeoutMs: c.HOOKLINE_DELIVERY_TIMEOUT,

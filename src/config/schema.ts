@@ -159,6 +159,12 @@ export const envSchema = z.object({
    * Bounds the router's memory and its share of the event loop while it works through a backlog.
    */
   HOOKLINE_ROUTER_CONCURRENCY: envInt({ min: 1, max: 100_000 }).default(300),
+  /**
+   * A process that runs both the router and the worker makes first attempts itself, straight from
+   * `hookline.events` (one write and one read less per task); false: every task goes through
+   * `hookline.deliveries`, as from a router-only process.
+   */
+  HOOKLINE_DIRECT_DELIVERY: envBool().default(true),
   /** A receiver must answer within this time (the spec's 5 seconds). */
   HOOKLINE_DELIVERY_TIMEOUT: envDurationMs().default(5_000),
   /** Delivery tasks handled at once by one worker process. */

@@ -5,7 +5,8 @@ import type { Logger } from '../observability/logger';
 
 /**
  * The header of an attempt record whose task was delivered: where the task was read,
- * `<topic>:<partition>:<offset>` (a deliveries or delay topic record). Written only on delivered
+ * `<topic>:<partition>:<offset>` (a deliveries or delay topic record, or the event a router made
+ * the first attempt of; the record key names the destination). Written only on delivered
  * attempts: for those the attempt record is the whole hand-off, so finding it proves the task
  * done (a retry or dead letter is written with its attempt record but could land without it).
  */
@@ -59,12 +60,20 @@ export interface DeliveredLookupOptions {
  * never a loss.
  */
 export class DeliveredLookup {
-  private shared: { atMs: number; read: Promise<Map<string, number[]>> } | undefined;
+  private shared: { atMs: number; read: Promise<Map<string, Map<number, string[]>>> } | undefined;
 
   constructor(private readonly options: DeliveredLookupOptions) {}
 
   /** The offsets of `topic`/`partition` found delivered. */
   async offsets(topic: string, partition: number): Promise<number[]> {
+    return [...(await this.byOffset(topic, partition)).keys()];
+  }
+
+  /**
+   * Per offset of `topic`/`partition` found delivered, the destinations it was delivered to (an
+   * event read by a router that made its first attempts has one task per destination).
+   */
+  async byOffset(topic: string, partition: number): Promise<Map<number, string[]>> {
     const nowMs = this.options.clock.now();
     if (!this.shared || nowMs - this.shared.atMs > SHARE_WINDOW_MS) {
       const read = this.read(nowMs - (this.options.lookbackMs ?? DELIVERED_LOOKBACK_MS));
@@ -73,12 +82,12 @@ export class DeliveredLookup {
         if (this.shared?.read === read) this.shared = undefined; // not kept: the next takeover reads again
       });
     }
-    return (await this.shared.read).get(`${topic}:${partition}`) ?? [];
+    return (await this.shared.read).get(`${topic}:${partition}`) ?? new Map();
   }
 
-  private async read(sinceMs: number): Promise<Map<string, number[]>> {
+  private async read(sinceMs: number): Promise<Map<string, Map<number, string[]>>> {
     const { kafka, admin, attemptsTopic, clientId, logger } = this.options;
-    const found = new Map<string, number[]>();
+    const found = new Map<string, Map<number, string[]>>();
     const follower = await startFollower({
       kafka,
       admin,
@@ -93,9 +102,13 @@ export class DeliveredLookup {
           const parsed = from === undefined ? undefined : parseDeliveredFrom(from);
           if (!parsed) continue;
           const key = `${parsed.topic}:${parsed.partition}`;
-          const list = found.get(key);
-          if (list) list.push(parsed.offset);
-          else found.set(key, [parsed.offset]);
+          let offsets = found.get(key);
+          if (!offsets) found.set(key, (offsets = new Map()));
+          // An attempt record is keyed by its destination.
+          const destinationId = record.key?.toString() ?? '';
+          const destinations = offsets.get(parsed.offset);
+          if (destinations) destinations.push(destinationId);
+          else offsets.set(parsed.offset, [destinationId]);
         }
       },
     });

@@ -5,9 +5,10 @@ import type { Config } from '../config/config';
 import type { RetryPolicy } from '../config/retry';
 import type { Clock } from '../core/clock';
 import type { BatchingProducer } from '../kafka/batching-producer';
-import { ConcurrentConsumer } from '../kafka/consumer';
+import { ConcurrentConsumer, type ConsumedMessage } from '../kafka/consumer';
 import type { Logger } from '../observability/logger';
 import type { CatalogView } from '../records/catalog-model';
+import type { DeliveryTask } from '../records/delivery-task';
 import type { AddressPolicy } from '../security/address-policy';
 import { DeadLetterWriter } from '../records/dead-letter';
 import { DEFAULT_BREAKER_POLICY } from './circuit/breaker';
@@ -62,6 +63,13 @@ export interface DeliveryWorkerOptions {
 
 export interface DeliveryWorker {
   dispatcher: Dispatcher;
+  /** First attempts of tasks read elsewhere (the router's, routing/first-attempts.ts). */
+  local: {
+    submit(task: DeliveryTask, consumed: ConsumedMessage): Promise<void>;
+    deliveredBefore(topic: string, partition: number): Promise<Map<number, string[]>>;
+  };
+  /** How long its consumers' stop waits for the tasks in flight. */
+  drainTimeoutMs: number;
   /** The circuit breaker of every URL this worker called. */
   circuits: CircuitRegistry;
   executor: DeliveryExecutor;
@@ -138,12 +146,13 @@ export async function startDeliveryWorker(options: DeliveryWorkerOptions): Promi
     clock,
     logger,
   });
+  const drainTimeoutMs = delivery.timeoutMs * 5 + 5_000;
   const consumerSettings = {
     kafka: options.kafka,
     admin: options.admin,
     doneBefore: (topic: string, partition: number) => delivered.offsets(topic, partition),
     maxInFlight: delivery.workerConcurrency,
-    drainTimeoutMs: delivery.timeoutMs * 5 + 5_000,
+    drainTimeoutMs,
     sessionTimeoutMs: options.sessionTimeoutMs,
     fetchPartitionBytes: options.fetchPartitionBytes,
     metrics: options.metrics,
@@ -183,8 +192,13 @@ export async function startDeliveryWorker(options: DeliveryWorkerOptions): Promi
   });
   return {
     dispatcher,
+    local: {
+      submit: (task, consumed) => dispatcher.submit(task, submitOptions(consumed)),
+      deliveredBefore: (topic, partition) => delivered.byOffset(topic, partition),
+    },
     circuits,
     executor,
+    drainTimeoutMs,
     stop: async () => {
       executor.stop(); // a hand-off Kafka does not take now is left for the next process
       await Promise.all([consumer.stop(), delayConsumer.stop()]);

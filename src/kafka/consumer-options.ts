@@ -16,6 +16,12 @@ export interface ConsumedMessage {
    * partition's next owner. Started work finishes either way. Absent: always held.
    */
   held?: () => boolean;
+  /**
+   * `keyOrdered`: lets the next message of the same key start before this one is done. A handler
+   * that hands its work to something keeping the key's order itself (the delivery lanes) calls it
+   * once the work is handed; otherwise the next message starts when this one is done.
+   */
+  nextMayStart?: () => void;
 }
 
 /**

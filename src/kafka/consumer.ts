@@ -177,8 +177,8 @@ export class ConcurrentConsumer {
       const held = () => !this.outOfGroup && this.partitions.holds(key, tracker);
       const consumed = { topic: batch.topic, partition: batch.partition, message, held };
       if (this.options.keyOrdered && message.key)
-        this.keyChains.run(`${key}:${message.key.toString('latin1')}`, () =>
-          this.run(consumed, tracker, offset),
+        this.keyChains.run(`${key}:${message.key.toString('latin1')}`, (next) =>
+          this.run({ ...consumed, nextMayStart: next }, tracker, offset),
         );
       else void this.run(consumed, tracker, offset);
     }

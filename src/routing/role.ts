@@ -9,6 +9,7 @@ import type { CatalogView } from '../records/catalog-model';
 import { DeadLetterWriter } from '../records/dead-letter';
 import type { EventCodec } from '../records/event';
 import { DedupeWindow } from './dedupe';
+import { FirstAttempts, type LocalDelivery } from './first-attempts';
 import { createRouterMetrics } from './metrics';
 import { EventRouter } from './router';
 
@@ -20,12 +21,17 @@ export interface EventRouterDeps {
   topics: { deliveries: string; dlq: string };
   /** A client's retry of the same messageId within the window is routed once; 0 turns it off. */
   dedupe: { windowMs: number; maxEntries: number };
+  /** This process's delivery lanes, when it also delivers: first attempts are made here. */
+  local?: LocalDelivery;
   metrics: Registry;
   clock: Clock;
   logger: Logger;
 }
 
-/** An EventRouter: event → one delivery task per destination on `hookline.deliveries`. */
+/**
+ * An EventRouter: event → one delivery task per destination, on `hookline.deliveries` or, given
+ * `local`, attempted in this process.
+ */
 export function createEventRouter(deps: EventRouterDeps): EventRouter {
   const { avro, producer, topics, clock } = deps;
   return new EventRouter({
@@ -36,6 +42,7 @@ export function createEventRouter(deps: EventRouterDeps): EventRouter {
     deadLetters: new DeadLetterWriter({ producer, avro, topic: topics.dlq, clock }),
     dedupe: new DedupeWindow({ ...deps.dedupe, clock }),
     deliveriesTopic: topics.deliveries,
+    ...(deps.local && { firstAttempts: new FirstAttempts(deps.local) }),
     metrics: createRouterMetrics(deps.metrics),
     clock,
     logger: deps.logger,
@@ -50,8 +57,10 @@ export interface RouterRoleOptions {
   /** `<prefix>.router`. */
   groupId: string;
   eventsTopic: string;
-  /** Events handled at once (HOOKLINE_ROUTER_CONCURRENCY). */
+  /** Events handled at once (HOOKLINE_ROUTER_CONCURRENCY; the worker's when it delivers too). */
   maxInFlight: number;
+  /** How long stop() waits for the events in flight (longer when they are being delivered). */
+  drainTimeoutMs?: number;
   sessionTimeoutMs: number;
   /** HOOKLINE_KAFKA_FETCH_PARTITION_BYTES. */
   fetchPartitionBytes: number;
@@ -66,7 +75,8 @@ export interface RouterRole {
 
 /**
  * The router role: a consumer group on `hookline.events` that turns each event into delivery
- * tasks. An event's offset is committed once its tasks are on Kafka.
+ * tasks. An event's offset is committed once its tasks are on Kafka, or, attempted in this
+ * process, once each was delivered or durably handed on.
  */
 export async function startRouter(options: RouterRoleOptions): Promise<RouterRole> {
   const { router } = options;
@@ -76,12 +86,14 @@ export async function startRouter(options: RouterRoleOptions): Promise<RouterRol
     groupId: options.groupId,
     topics: [options.eventsTopic],
     maxInFlight: options.maxInFlight,
+    ...(options.drainTimeoutMs !== undefined && { drainTimeoutMs: options.drainTimeoutMs }),
     sessionTimeoutMs: options.sessionTimeoutMs,
     fetchPartitionBytes: options.fetchPartitionBytes,
     logger: options.logger,
     metrics: options.metrics,
-    // One user's events reach hookline.deliveries in the order they were accepted.
+    // One user's events reach hookline.deliveries, or the lanes, in the order they were accepted.
     keyOrdered: true,
+    ...(router.takeOver && { doneBefore: router.takeOver }),
     handler: router.handle,
   });
   await consumer.start();

@@ -9,8 +9,10 @@ import type { EventCodec, FreeFormTexts } from '../records/event';
 import { eventKey, type HooklineEvent } from '../events/types';
 import type { BatchingProducer } from '../kafka/batching-producer';
 import type { ConsumedMessage } from '../kafka/consumer';
+import type { DoneBefore } from '../kafka/consumer-options';
 import type { Logger } from '../observability/logger';
 import type { DedupeWindow } from './dedupe';
+import type { FirstAttempts } from './first-attempts';
 import { destinationsFor } from './integrations';
 import type { RouterMetrics } from './metrics';
 
@@ -22,6 +24,11 @@ export interface EventRouterOptions {
   deadLetters: DeadLetterWriter;
   dedupe: DedupeWindow;
   deliveriesTopic: string;
+  /**
+   * Set when this process also delivers: an event's tasks are attempted here, not written to
+   * `hookline.deliveries` (but those of rate-limited destinations, paced by one worker each).
+   */
+  firstAttempts?: FirstAttempts;
   metrics: RouterMetrics;
   clock: Clock;
   logger: Logger;
@@ -29,14 +36,22 @@ export interface EventRouterOptions {
 
 /**
  * Routes one event: decides which destinations get it and writes one delivery task per
- * destination to `hookline.deliveries`, keyed by destination and user. Resolves only when those
- * tasks are on Kafka, so the caller may then commit the event's offset.
+ * destination to `hookline.deliveries`, keyed by destination and user, or, in a process that
+ * also delivers, hands the tasks to its lanes (FirstAttempts). Resolves only when those tasks are
+ * on Kafka or done, so the caller may then commit the event's offset.
  */
 export class EventRouter {
   constructor(private readonly options: EventRouterOptions) {}
 
+  /** Its consumer's `doneBefore`, when it makes first attempts (FirstAttempts.takeOver). */
+  get takeOver(): DoneBefore | undefined {
+    return this.options.firstAttempts?.takeOver;
+  }
+
   readonly handle = async (consumed: ConsumedMessage): Promise<void> => {
-    const { metrics } = this.options;
+    const { metrics, firstAttempts } = this.options;
+    const left = firstAttempts?.leftOf(consumed);
+    if (firstAttempts && left) return firstAttempts.run(consumed, left); // routed: what failed
     let decoded: { event: HooklineEvent; texts: FreeFormTexts };
     try {
       if (!consumed.message.value) throw new UndecodableRecordError('empty record value');
@@ -56,11 +71,19 @@ export class EventRouter {
       metrics.events.inc({ outcome: 'undecodable' });
       return;
     }
-    await this.route(decoded.event, undefined, decoded.texts);
+    await this.route(decoded.event, undefined, decoded.texts, consumed);
   };
 
-  /** `texts`: the JSON text of the event's free-form objects as its record holds it (see serialisePayload). */
-  async route(event: HooklineEvent, onlyDestinationId?: string, texts?: FreeFormTexts): Promise<number> {
+  /**
+   * `texts`: the JSON text of the event's free-form objects as its record holds it (see
+   * serialisePayload). `consumed`: the event's record, when its tasks may be attempted here.
+   */
+  async route(
+    event: HooklineEvent,
+    onlyDestinationId?: string,
+    texts?: FreeFormTexts,
+    consumed?: ConsumedMessage,
+  ): Promise<number> {
     const { dedupe, metrics } = this.options;
     const dedupeKey = `${event.sourceId}:${event.messageId}`;
     const claimed = onlyDestinationId === undefined;
@@ -69,9 +92,10 @@ export class EventRouter {
       return 0;
     }
     try {
-      return await this.fanOut(event, onlyDestinationId, texts);
+      return await this.fanOut(event, onlyDestinationId, texts, consumed);
     } catch (err) {
-      if (claimed) dedupe.release(dedupeKey); // not routed: a redelivery must not count as a duplicate
+      // Not (wholly) routed: a redelivery must not count as a duplicate.
+      if (claimed) dedupe.release(dedupeKey);
       throw err;
     }
   }
@@ -80,8 +104,9 @@ export class EventRouter {
     event: HooklineEvent,
     onlyDestinationId: string | undefined,
     texts: FreeFormTexts | undefined,
+    consumed: ConsumedMessage | undefined,
   ): Promise<number> {
-    const { catalog, metrics } = this.options;
+    const { catalog, metrics, firstAttempts } = this.options;
     let destinations = destinationsFor(event, catalog.destinationsOfSource(event.sourceId));
     if (onlyDestinationId !== undefined)
       destinations = destinations.filter((d) => d.id === onlyDestinationId);
@@ -103,16 +128,21 @@ export class EventRouter {
         attempts: 0,
         history: [],
       }));
-      await this.options.producer.send(
-        tasks.map((task) => ({
-          topic: this.options.deliveriesTopic,
-          key: taskKey(task, { rateLimited: rateLimited.has(task.destinationId) }),
-          value: encodeTask(this.options.avro, task),
-        })),
-      );
+      const direct = consumed && firstAttempts;
+      const here = direct ? tasks.filter((t) => !rateLimited.has(t.destinationId)) : [];
+      const written = here.length > 0 ? tasks.filter((t) => rateLimited.has(t.destinationId)) : tasks;
+      if (written.length > 0)
+        await this.options.producer.send(
+          written.map((task) => ({
+            topic: this.options.deliveriesTopic,
+            key: taskKey(task, { rateLimited: rateLimited.has(task.destinationId) }),
+            value: encodeTask(this.options.avro, task),
+          })),
+        );
       metrics.tasks.inc(tasks.length);
-    }
-    metrics.events.inc({ outcome: destinations.length > 0 ? 'routed' : 'filtered' });
+      metrics.events.inc({ outcome: 'routed' });
+      if (direct && here.length > 0) await firstAttempts.run(consumed, here);
+    } else metrics.events.inc({ outcome: 'filtered' });
     return destinations.length;
   }
 }

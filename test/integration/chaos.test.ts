@@ -7,11 +7,12 @@ import { runChaos } from '../../tools/chaos/scenario';
 /**
  * Issue 14, section 5, the CI form of `npm run chaos` (tools/chaos/): on a Kafka + registry of its
  * own (the global setup's cluster is shared with other test files, so it is never killed),
- * Hookline as one ingest+router process and two worker processes, 2,000 events through the real
- * Segment client while a worker is SIGKILLed and restarted every few seconds and the broker is
- * kill -9'd once and restarted on its data. Receivers: two healthy destinations, one whose first
- * URL always answers 500 (failover), one that drops its first 100 connections (flapping), three
- * that never answer (hung).
+ * Hookline as one ingest process and two router+worker processes (`--direct`: they make first
+ * attempts straight from hookline.events, as a process with every role does by default), 2,000
+ * events through the real Segment client while a router+worker is SIGKILLed and restarted every
+ * few seconds and the broker is kill -9'd once and restarted on its data. Receivers: two healthy
+ * destinations, one whose first URL always answers 500 (failover), one that drops its first 100
+ * connections (flapping), three that never answer (hung).
  *
  * What it asserts, once every event is accounted for (polled, with a deadline):
  *  - 0 lost: each accepted event was delivered at least once to each answering destination
@@ -29,6 +30,7 @@ test('chaos: worker SIGKILLs and a broker kill -9 lose no event', async () => {
   const log = (line: string) => process.stderr.write(`[chaos] ${line}\n`);
   const result = await runChaos({
     ...SHORT_PROFILE,
+    direct: true,
     logger: createLogger({ name: 'chaos', level: 'warn' }),
     log,
   });

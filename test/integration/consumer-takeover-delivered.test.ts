@@ -35,6 +35,15 @@ describe('ConcurrentConsumer: taking over a partition whose previous owner deliv
       producer.send({ topic, acks: -1, messages: values.map((value) => ({ key: value, value })) });
     await send(Array.from({ length: 10 }, (_, i) => `m${i}`));
 
+    const lookup = () =>
+      new DeliveredLookup({
+        kafka,
+        admin,
+        attemptsTopic,
+        clientId: `${prefix}-lookup`,
+        clock: systemClock,
+        logger: silentLogger(),
+      });
     const handled: string[] = [];
     const member = (name: string, handle: (offset: string) => Promise<void>) => {
       const consumer = new ConcurrentConsumer({
@@ -48,15 +57,7 @@ describe('ConcurrentConsumer: taking over a partition whose previous owner deliv
         // A left the group: nobody will release its partition, and B does not wait for it.
         handoverGraceMs: 60_000,
         sessionTimeoutMs: 6_000,
-        doneBefore: (t, p) =>
-          new DeliveredLookup({
-            kafka,
-            admin,
-            attemptsTopic,
-            clientId: `${prefix}-lookup`,
-            clock: systemClock,
-            logger: silentLogger(),
-          }).offsets(t, p),
+        doneBefore: (t, p) => lookup().offsets(t, p),
         logger: silentLogger(),
         metrics: createMetricsRegistry({ defaultMetrics: false }),
         handler: async ({ message }) => {
@@ -115,6 +116,14 @@ describe('ConcurrentConsumer: taking over a partition whose previous owner deliv
       },
       { what: 'B committed everything' },
     );
+    // Per offset, the destinations (the attempt records' keys): what a router taking over skips.
+    const byOffset = await lookup().byOffset(topic, 0);
+    expect([...byOffset].sort()).toEqual([
+      [5, ['d5']],
+      [6, ['d6']],
+      [8, ['d8']],
+      [9, ['d9']],
+    ]);
     await producer.disconnect();
   });
 });

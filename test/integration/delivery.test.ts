@@ -3,7 +3,7 @@ import { startTestApp, type TestApp } from '../support/app';
 import { eventually } from '../support/eventually';
 import { createDestination, createSource, sendTracking } from '../support/hookline';
 import { startReceiver, type Receiver } from '../support/receiver';
-import { readTopic, uncommittedRecords } from '../support/topics';
+import { readTopic, unfinishedEvents } from '../support/topics';
 import { decodeTask } from '../../src/records/delivery-task';
 
 /**
@@ -173,17 +173,13 @@ describe('webhook delivery', () => {
       messageId: 'm-failover',
     });
     await eventually(() => second.requests.length === 1 || undefined, { what: 'delivery to the second URL' });
-    // Give a duplicate or a call to the third URL the chance to show up: wait for the worker to
-    // commit the task, which happens only after the delivery completed. The app is shared by the
+    // Give a duplicate or a call to the third URL the chance to show up: wait for the router to
+    // commit the event, which happens only after the delivery completed. The app is shared by the
     // tests of this file, so "something committed" would already hold from earlier tests: wait
-    // until every task on the topic, this one included, is committed.
-    await eventually(
-      async () =>
-        (await uncommittedRecords(t, `${t.prefix}.worker`, `${t.prefix}.deliveries`)) === 0 || undefined,
-      {
-        what: 'worker commit of every task',
-      },
-    );
+    // until every event on the topic, this one included, is committed.
+    await eventually(async () => (await unfinishedEvents(t)) === 0 || undefined, {
+      what: 'router commit of every event',
+    });
     expect(first.requests).toHaveLength(1);
     expect(second.requests).toHaveLength(1);
     expect(third.requests).toHaveLength(0);
@@ -213,10 +209,9 @@ describe('webhook delivery', () => {
       expect(task.history[0]).toMatchObject({ result: 'http_5xx', status: 500, urlIndex: 1 });
       expect(task.dueAtMs! - task.firstAttemptAtMs!).toBeGreaterThanOrEqual(3_600_000);
       await eventually(
-        async () =>
-          (await committed(own, `${own.prefix}.worker`, `${own.prefix}.deliveries`)) >= 1 || undefined,
+        async () => (await committed(own, `${own.prefix}.router`, `${own.prefix}.events`)) >= 1 || undefined,
         {
-          what: 'worker commit after the hand-off',
+          what: 'router commit after the hand-off',
         },
       );
       expect(failing.map((r) => r.requests.length)).toEqual([1, 1]);

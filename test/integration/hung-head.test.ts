@@ -6,14 +6,16 @@ import type { TestApp } from '../support/app';
 import { eventually } from '../support/eventually';
 import { createDestination, createSource, sendTracking } from '../support/hookline';
 import { testScope } from '../support/scope';
-import { readTopic, uncommittedRecords } from '../support/topics';
+import { readTopic, unfinishedEvents } from '../support/topics';
 
 /**
- * Issue 14's duplicates: a first attempt to a destination that does not answer, at the head of a
- * deliveries partition, no longer holds back the commit of the work done after it. One partition,
- * a hung destination and a healthy one: while the hung requests are still open, the worker's
- * committed offset is past every task, the hung ones listed as holes in its metadata; once they
- * fail, each is handed on once (one copy in the delay topic) and the holes are gone.
+ * Issue 14's duplicates: a first attempt to a destination that does not answer, at the head of an
+ * events partition, no longer holds back the commit of the work done after it. One partition, a
+ * hung destination and a healthy one: while the hung requests are still open, the router's
+ * committed offset (it makes first attempts, HOOKLINE_DIRECT_DELIVERY) is past every event, the
+ * ones whose hung task is open listed as holes in its metadata, and the events of a user who was
+ * not held up are done; once the hung requests fail, each task is handed on once (one copy in the
+ * delay topic) and the holes are gone.
  */
 describe('a hung first attempt and the committed offset', () => {
   const { app, receiver } = testScope();
@@ -36,6 +38,11 @@ describe('a hung first attempt and the committed offset', () => {
     });
     await createDestination(t, { sourceId: src.id, name: 'healthy', webhooks: [{ url: healthy.url }] });
 
+    // A second source whose one destination answers: its events come after the hung ones.
+    const other = await createSource(t);
+    const afterwards = await receiver(() => ({ status: 200 }));
+    await createDestination(t, { sourceId: other.id, name: 'after', webhooks: [{ url: afterwards.url }] });
+
     const events = 5;
     const batch = Array.from({ length: events }, (_, i) => ({
       type: 'track',
@@ -44,27 +51,28 @@ describe('a hung first attempt and the committed offset', () => {
       messageId: `held-${i}`,
     }));
     expect((await sendTracking(t, src.writeKey, '/v1/batch', { batch })).status).toBe(200);
+    await eventually(() => held.open() === events || undefined, { what: 'every hung request open' });
+    const later = batch.map((e) => ({ ...e, messageId: `after-${e.messageId}` }));
+    expect((await sendTracking(t, other.writeKey, '/v1/batch', { batch: later })).status).toBe(200);
 
     await eventually(() => healthy.requests.length === events || undefined, {
       what: 'every event at the healthy destination',
     });
-    await eventually(() => held.open() === events || undefined, { what: 'every hung request open' });
+    await eventually(() => afterwards.requests.length === events || undefined, {
+      what: 'every later event delivered',
+    });
     const whileHung = await eventually(
       async () => {
         const point = await commitPoint(t);
         return point.offset === 2 * events && point.holes.length === events ? point : undefined;
       },
-      { what: 'the commit past every task, the hung ones as holes' },
+      { what: 'the commit past every event, those of the hung requests as holes' },
     );
     expect(held.open()).toBe(events); // still hanging when the offset moved past them
-    expect(whileHung.holes).toHaveLength(events);
+    expect(whileHung.holes).toEqual([0, 1, 2, 3, 4]);
 
     held.answerAll(500);
-    await eventually(
-      async () =>
-        (await uncommittedRecords(t, `${t.prefix}.worker`, `${t.prefix}.deliveries`)) === 0 || undefined,
-      { what: 'no hole left' },
-    );
+    await eventually(async () => (await unfinishedEvents(t)) === 0 || undefined, { what: 'no hole left' });
     const retried = await eventually(
       async () => {
         const values = await readTopic(t, `${t.prefix}.retry.1h`);
@@ -78,14 +86,15 @@ describe('a hung first attempt and the committed offset', () => {
     );
     expect(held.requests()).toBe(events);
     expect(healthy.requests).toHaveLength(events);
+    expect(afterwards.requests).toHaveLength(events);
   }, 120_000);
 });
 
-/** The committed offset of the worker group on the (one) deliveries partition, and its holes. */
+/** The committed offset of the router group on the (one) events partition, and its holes. */
 async function commitPoint(t: TestApp): Promise<{ offset: number; holes: number[] }> {
   const [entry] = await t.app.parts.admin.fetchOffsets({
-    groupId: `${t.prefix}.worker`,
-    topics: [`${t.prefix}.deliveries`],
+    groupId: `${t.prefix}.router`,
+    topics: [`${t.prefix}.events`],
   });
   const { offset, metadata } = entry!.partitions[0]!;
   return { offset: Number(offset), holes: decodeHoles(Number(offset), metadata) };

@@ -33,6 +33,16 @@ export async function readTopic(t: TestApp, topic: string): Promise<Buffer[]> {
  * Records of a topic a group has not committed as done: those past its committed offset plus the
  * holes below it (records still in flight, see src/kafka/commit-holes.ts). 0: all handed on.
  */
+/**
+ * Events whose first attempts are not all handed on yet. By default (HOOKLINE_DIRECT_DELIVERY)
+ * the router makes them, and commits an event once each of its tasks was delivered or handed to
+ * a delay or dead-letter topic; hookline.deliveries then carries only rate-limited destinations'
+ * tasks, redrives and replays.
+ */
+export function unfinishedEvents(t: TestApp): Promise<number> {
+  return uncommittedRecords(t, `${t.prefix}.router`, `${t.prefix}.events`);
+}
+
 export async function uncommittedRecords(t: TestApp, groupId: string, topic: string): Promise<number> {
   const { admin } = t.app.parts;
   const [ends, [entry]] = await Promise.all([

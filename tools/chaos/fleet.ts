@@ -20,6 +20,8 @@ export interface FleetOptions {
   adminToken: string;
   /** Worker-only processes besides the ingest+router one. */
   workers: number;
+  /** The workers are router+worker processes and the front one only ingests (first attempts from the events). */
+  direct?: boolean;
   /** Hookline settings for every process. */
   env: Record<string, string>;
 }
@@ -71,10 +73,15 @@ export class HooklineFleet {
       child: undefined as unknown as Member['child'],
       killing: false,
     });
-    const fleet = new HooklineFleet(
-      member('ingest+router', ports[0]!, 'ingest,router'),
-      ports.slice(1).map((port, i) => member(`worker-${i + 1}`, port, 'worker')),
-    );
+    const fleet = options.direct
+      ? new HooklineFleet(
+          member('ingest', ports[0]!, 'ingest'),
+          ports.slice(1).map((port, i) => member(`router+worker-${i + 1}`, port, 'router,worker')),
+        )
+      : new HooklineFleet(
+          member('ingest+router', ports[0]!, 'ingest,router'),
+          ports.slice(1).map((port, i) => member(`worker-${i + 1}`, port, 'worker')),
+        );
     for (const m of fleet.members()) fleet.spawn(m);
     try {
       await Promise.all(fleet.members().map((m) => fleet.waitReady(m)));

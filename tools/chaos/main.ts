@@ -1,5 +1,8 @@
 /**
- * `npm run chaos [-- --short] [--events=N] [--rate=R] [--broker-kills=K]`
+ * `npm run chaos [-- --short] [--direct] [--events=N] [--rate=R] [--broker-kills=K]`
+ *
+ * `--direct`: the killed processes run the router and the worker, which then makes first attempts
+ * straight from hookline.events (HOOKLINE_DIRECT_DELIVERY, the path of a process with every role).
  *
  * The long chaos run (tools/chaos/scenario.ts; its short form runs in CI as
  * test/integration/chaos.test.ts): prints progress, a summary line and a table per destination.
@@ -14,6 +17,7 @@ import { runChaos } from './scenario';
 
 function parseArgs(argv: string[]): ChaosProfile {
   let profile: ChaosProfile = LONG_PROFILE;
+  let direct = false;
   const numbers: Record<string, 'events' | 'ratePerSecond' | 'brokerKills'> = {
     '--events': 'events',
     '--rate': 'ratePerSecond',
@@ -23,13 +27,14 @@ function parseArgs(argv: string[]): ChaosProfile {
   for (const arg of argv) {
     const [flag = '', value] = arg.split('=');
     if (flag === '--short') profile = SHORT_PROFILE;
+    else if (flag === '--direct') direct = true;
     else if (flag in numbers && Number(value) >= 0) overrides[numbers[flag]!] = Number(value);
     else
       throw new Error(
-        `unknown argument ${arg}; usage: npm run chaos [-- --short] [--events=N] [--rate=R] [--broker-kills=K]`,
+        `unknown argument ${arg}; usage: npm run chaos [-- --short] [--direct] [--events=N] [--rate=R] [--broker-kills=K]`,
       );
   }
-  return { ...profile, ...overrides };
+  return { ...profile, ...overrides, ...(direct && { direct }) };
 }
 
 async function main(): Promise<number> {

@@ -16,6 +16,11 @@ export interface ChaosOptions {
   ratePerSecond: number;
   /** Worker-only processes (besides the ingest+router one). */
   workers: number;
+  /**
+   * The workers route too, making first attempts straight from hookline.events (the path of a
+   * process running every role, the default), and the front process only ingests.
+   */
+  direct?: boolean;
   workerKillIntervalMs: number;
   /** Worker kills done even when the load is over sooner. */
   minWorkerKills: number;
@@ -85,12 +90,17 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
     cleanups.push(() => stack.stop());
     const receivers = await startChaosReceivers(options.receivers);
     cleanups.push(() => receivers.close());
-    log(`starting Hookline: ingest+router and ${options.workers} worker processes`);
+    log(
+      options.direct
+        ? `starting Hookline: ingest and ${options.workers} router+worker processes (first attempts from the events)`
+        : `starting Hookline: ingest+router and ${options.workers} worker processes`,
+    );
     const fleet = await HooklineFleet.start({
       kafkaBrokers: stack.kafkaBrokers,
       schemaRegistryUrl: stack.schemaRegistryUrl,
       adminToken: ADMIN_TOKEN,
       workers: options.workers,
+      ...(options.direct && { direct: true }),
       env: {
         HOOKLINE_TOPIC_PREFIX: TOPIC_PREFIX,
         HOOKLINE_TOPIC_PARTITIONS: '3',

@@ -34,6 +34,7 @@ describe('loadConfig', () => {
       dedupeWindowMs: 3_600_000,
       dedupeMaxEntries: 1_000_000,
       concurrency: 300,
+      direct: true,
     });
     expect(config.topics).toEqual({ prefix: 'hookline', create: true, partitions: 6, replicationFactor: -1 });
   });
