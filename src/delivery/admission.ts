@@ -7,7 +7,7 @@
  * whose own event loop or broker is slow would otherwise find every destination slow. Slow destinations may together hold at most `slowShare` of the worker's
  * tasks, each an equal part of that budget, and never queue: a task that cannot start at once is
  * parked (handed to the first delay topic without an attempt). Fast destinations keep their own
- * concurrency and queue. So any number of dead endpoints costs only the slow budget, and healthy
+ * concurrency and queue, but for nothing to queue behind a request that looks hung (`isStalled`). So any number of dead endpoints costs only the slow budget, and healthy
  * destinations always keep the rest.
  */
 export interface AdmissionLimits {
@@ -58,6 +58,30 @@ export function isSlow(
   return Math.max(lane.avgRunMs ?? 0, lane.oldestRunAgeMs) > limits.slowRunMs;
 }
 
+/** A request in flight this much longer than the lane's average run is a sign it stopped answering. */
+const STALL_FACTOR = 4;
+/** ... but never before this: a healthy lane's outlier (a pause of this process) is not a stall. */
+export const STALL_FLOOR_MS = 500;
+
+/**
+ * A destination that may have stopped answering, before it counts as slow (isSlow): its oldest
+ * request in flight has taken 4× its average run (at least 0.5 s; at most the wait budget,
+ * `deferAfterWaitMs`, the first retry delay). Nothing queues behind it then: what cannot start
+ * is deferred. Otherwise, in the first seconds of a hang, its queue would hold up to its bound of
+ * tasks, and with them room in the consumer's in-flight bound (and the events they came from,
+ * see routing/first-attempts.ts) that other destinations need.
+ */
+export function isStalled(
+  lane: Pick<LaneLoad, 'avgRunMs' | 'oldestRunAgeMs'>,
+  limits: AdmissionLimits,
+): boolean {
+  const afterMs = Math.min(
+    limits.deferAfterWaitMs,
+    Math.max(STALL_FLOOR_MS, STALL_FACTOR * (lane.avgRunMs ?? 0)),
+  );
+  return lane.oldestRunAgeMs > afterMs;
+}
+
 /** The slow budget, and one slow lane's part of it (at least 1, at most its own concurrency). */
 export function slowCaps(limits: AdmissionLimits, slowLanes: number): { budget: number; perLane: number } {
   const budget = Math.max(1, Math.floor(limits.maxTotal * limits.slowShare));
@@ -74,6 +98,10 @@ export function admit(lane: LaneLoad, pool: PoolLoad, limits: AdmissionLimits): 
     const { budget, perLane } = slowCaps(limits, pool.slowLanes);
     const room = lane.active < perLane && pool.slowActive < budget;
     return room && !lane.sameUserActive ? 'start' : 'defer';
+  }
+  if (isStalled(lane, limits)) {
+    const canStart = lane.active < limits.maxActivePerDestination && !lane.sameUserActive && lane.tokenReady;
+    return canStart ? 'start' : 'defer';
   }
   if (lane.ratePerSecond !== undefined) {
     // Rate-limited: waits its turn in the lane, as long as the wait stays under the first retry

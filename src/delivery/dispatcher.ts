@@ -1,7 +1,15 @@
 import type { Clock } from '../core/clock';
 import { WorkNotHeldError } from '../core/errors';
 import type { DeliveryTask } from '../records/delivery-task';
-import { admit, isSlow, slowCaps, type AdmissionLimits, type LaneLoad, type PoolLoad } from './admission';
+import {
+  admit,
+  isSlow,
+  isStalled,
+  slowCaps,
+  type AdmissionLimits,
+  type LaneLoad,
+  type PoolLoad,
+} from './admission';
 import { TokenBucket, burstFor } from './rate-limit';
 
 export interface DispatcherOptions extends AdmissionLimits {
@@ -174,21 +182,24 @@ export class Dispatcher {
     return this.pool;
   }
 
-  /** Starts what may start, in order (retries first); a slow lane defers what cannot start. */
+  /** Starts what may start, in order (retries first); a slow or stalled lane defers what cannot start. */
   private pump(destinationId: string, lane: Lane): void {
     for (const queue of [lane.retries, lane.firsts]) {
       let i = 0;
       while (i < queue.length) {
-        const slow = isSlow(this.laneState(lane, undefined), this.options);
-        if (!slow && lane.active >= this.options.maxActivePerDestination) break;
-        if (!slow && !this.tokenReady(destinationId, lane)) break;
+        const state = this.laneState(lane, undefined);
+        const slow = isSlow(state, this.options);
+        const stalled = !slow && isStalled(state, this.options);
+        if (!slow && !stalled && lane.active >= this.options.maxActivePerDestination) break;
+        if (!slow && !stalled && !this.tokenReady(destinationId, lane)) break;
         const item = queue[i]!;
         const sameUserActive = lane.activeKeys.has(item.key);
-        if (!sameUserActive && this.hasRoom(lane, slow)) {
+        const tokenOk = !stalled || this.tokenReady(destinationId, lane);
+        if (!sameUserActive && this.hasRoom(lane, slow) && tokenOk) {
           queue.splice(i, 1);
           this.start(destinationId, lane, item);
-        } else if (slow) {
-          // A slow lane keeps no queue: what cannot start now waits in the delay topic.
+        } else if (slow || stalled) {
+          // A slow or stalled lane keeps no queue: what cannot start now waits in the delay topic.
           queue.splice(i, 1);
           this.options.defer(item.task).then(item.resolve, item.reject);
         } else i++;

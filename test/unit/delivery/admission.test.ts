@@ -108,6 +108,44 @@ describe('admission policy', () => {
     expect(admit(load, pool, limits)).toBe(expected);
   });
 
+  // Stalled (isStalled): the worker's slow threshold (2 s), the default first retry delay (10 s).
+  const worker = { ...limits, deferAfterWaitMs: 10_000 };
+  const full = (avgRunMs: number | undefined, oldestRunAgeMs: number, extra: Partial<LaneLoad> = {}) =>
+    lane({ active: 50, avgRunMs, oldestRunAgeMs, ...extra });
+  it.each([
+    [
+      'runs of 20 ms, the oldest in flight 0.4 s (under the 0.5 s floor): queues',
+      full(20, 400),
+      worker,
+      'queue',
+    ],
+    ['runs of 20 ms, the oldest in flight 0.6 s: stalled, defers', full(20, 600), worker, 'defer'],
+    ['never answered, the oldest in flight 0.6 s: stalled, defers', full(undefined, 600), worker, 'defer'],
+    ['runs of 300 ms, the oldest 0.9 s (under 4× that): queues', full(300, 900), worker, 'queue'],
+    ['runs of 300 ms, the oldest 1.5 s: stalled, defers', full(300, 1_500), worker, 'defer'],
+    [
+      'runs of 400 ms, the oldest 1.2 s, a 1 s wait budget: stalled, defers',
+      full(400, 1_200),
+      { ...worker, deferAfterWaitMs: 1_000 },
+      'defer',
+    ],
+    ['stalled, but with room: starts', full(20, 600, { active: 10 }), worker, 'start'],
+    [
+      "stalled, and the same user's task in flight: defers",
+      full(20, 600, { active: 10, sameUserActive: true }),
+      worker,
+      'defer',
+    ],
+    [
+      'stalled and rate-limited without a token: defers',
+      full(20, 600, { active: 1, ratePerSecond: 10, tokenReady: false }),
+      worker,
+      'defer',
+    ],
+  ] as const)('%s', (_name, load, policy, expected) => {
+    expect(admit(load, { slowActive: 0, slowLanes: 0 }, policy)).toBe(expected);
+  });
+
   it('calls a lane slow by its average run or by its oldest run in flight', () => {
     expect(isSlow({ avgRunMs: 2_001, oldestRunAgeMs: 0 }, limits)).toBe(true);
     expect(isSlow({ avgRunMs: undefined, oldestRunAgeMs: 2_001 }, limits)).toBe(true);

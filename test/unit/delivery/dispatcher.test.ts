@@ -68,6 +68,28 @@ describe('Dispatcher', () => {
     expect(deferred).toEqual(['s5', 's6', 's7']);
   });
 
+  it('keeps no queue behind a request that looks hung (stalled), before the lane counts as slow', async () => {
+    const { run, started } = manualRuns();
+    const deferred: string[] = [];
+    let now = 0;
+    const d = dispatcher({
+      run,
+      deferAfterWaitMs: 1_000,
+      defer: async (t) => void deferred.push(t.messageId),
+      clock: { now: () => now },
+    });
+    // A destination that just stopped answering: 2 in flight, 3 queued behind them.
+    for (let i = 0; i < 5; i++) void d.submit(task('stuck', `u${i}`, `s${i}`));
+    expect(d.load('stuck')).toEqual({ active: 2, queued: 3 });
+    now += 1_500; // past isStalled's threshold, far from slowRunMs (60 s)
+    d.sweep();
+    expect(deferred).toEqual(['s2', 's3', 's4']);
+    void d.submit(task('stuck', 'u5', 's5'));
+    expect(deferred).toEqual(['s2', 's3', 's4', 's5']);
+    void d.submit(task('fast', 'u1', 'f1'));
+    expect(started).toEqual(['s0', 's1', 'f1']);
+  });
+
   it('queues a burst for a destination that answers quickly, even past the queue bound', async () => {
     const { run, finish } = manualRuns();
     let now = 0;
@@ -244,8 +266,8 @@ describe('Dispatcher', () => {
     });
   });
 
-  it('starts the requests of a rate-limited destination at its rate, the rest waiting in its lane', () => {
-    const { run, started } = manualRuns();
+  it('starts the requests of a rate-limited destination at its rate, the rest waiting in its lane', async () => {
+    const { run, started, finish } = manualRuns();
     let now = 0;
     const d = dispatcher({
       run,
@@ -257,12 +279,14 @@ describe('Dispatcher', () => {
     for (let i = 0; i < 5; i++) void d.submit(task('limited', `u${i}`, `l${i}`));
     void d.submit(task('free', 'u0', 'f0'));
     expect(started).toEqual(['l0', 'f0']); // a burst of 1 at 10/s; another destination is not held
+    await finish('l0'); // answered (a request left hanging would make the lane stalled: see isStalled)
     now += 100;
     d.sweep();
     expect(started).toEqual(['l0', 'f0', 'l1']);
+    await finish('l1');
     now += 1_000; // ten tokens' worth of time, but the bucket holds one
     d.sweep();
     expect(started).toEqual(['l0', 'f0', 'l1', 'l2']);
-    expect(d.load('limited')).toEqual({ active: 3, queued: 2 });
+    expect(d.load('limited')).toEqual({ active: 1, queued: 2 });
   });
 });
