@@ -34,6 +34,16 @@ export interface EventRouterOptions {
   logger: Logger;
 }
 
+/** Where an event's tasks go, and what of its record comes along. */
+interface FanOutTarget {
+  /** A replay to one destination: only its task, and no de-duplication. */
+  onlyDestinationId?: string;
+  /** The JSON text of the event's free-form objects as its record holds it (see serialisePayload). */
+  texts?: FreeFormTexts;
+  /** The event's record, when its tasks may be attempted in this process (FirstAttempts). */
+  consumed?: ConsumedMessage;
+}
+
 /**
  * Routes one event: decides which destinations get it and writes one delivery task per
  * destination to `hookline.deliveries`, keyed by destination and user, or, in a process that
@@ -71,28 +81,25 @@ export class EventRouter {
       metrics.events.inc({ outcome: 'undecodable' });
       return;
     }
-    await this.route(decoded.event, undefined, decoded.texts, consumed);
+    await this.claimAndFanOut(decoded.event, { texts: decoded.texts, consumed });
   };
 
-  /**
-   * `texts`: the JSON text of the event's free-form objects as its record holds it (see
-   * serialisePayload). `consumed`: the event's record, when its tasks may be attempted here.
-   */
-  async route(
-    event: HooklineEvent,
-    onlyDestinationId?: string,
-    texts?: FreeFormTexts,
-    consumed?: ConsumedMessage,
-  ): Promise<number> {
+  /** Routes an event; to `onlyDestinationId` alone (a replay), without de-duplication. */
+  route(event: HooklineEvent, onlyDestinationId?: string): Promise<number> {
+    return this.claimAndFanOut(event, { onlyDestinationId });
+  }
+
+  /** De-duplicates (unless routing to one destination), then fans out; a failure undoes the claim. */
+  private async claimAndFanOut(event: HooklineEvent, target: FanOutTarget): Promise<number> {
     const { dedupe, metrics } = this.options;
     const dedupeKey = `${event.sourceId}:${event.messageId}`;
-    const claimed = onlyDestinationId === undefined;
+    const claimed = target.onlyDestinationId === undefined;
     if (claimed && !dedupe.claim(dedupeKey)) {
       metrics.events.inc({ outcome: 'duplicate' });
       return 0;
     }
     try {
-      return await this.fanOut(event, onlyDestinationId, texts, consumed);
+      return await this.fanOut(event, target);
     } catch (err) {
       // Not (wholly) routed: a redelivery must not count as a duplicate.
       if (claimed) dedupe.release(dedupeKey);
@@ -102,9 +109,7 @@ export class EventRouter {
 
   private async fanOut(
     event: HooklineEvent,
-    onlyDestinationId: string | undefined,
-    texts: FreeFormTexts | undefined,
-    consumed: ConsumedMessage | undefined,
+    { onlyDestinationId, texts, consumed }: FanOutTarget,
   ): Promise<number> {
     const { catalog, metrics, firstAttempts } = this.options;
     let destinations = destinationsFor(event, catalog.destinationsOfSource(event.sourceId));
