@@ -10,7 +10,6 @@ export interface DedupeWindowOptions {
 }
 
 const EMPTY = -1;
-const INITIAL_CAPACITY = 1_024;
 
 /**
  * Remembers recently routed message ids so that a client's retry of the same event (same
@@ -22,25 +21,39 @@ const INITIAL_CAPACITY = 1_024;
  * arrays, a ring in claim order (oldest first) with an open-addressing index over it. Two ids
  * share 64 bits with a probability of about n² / 2^65 (3 × 10^-8 for a full window of 1,000,000);
  * that would route the second once less, which the hash being cryptographic keeps beyond reach of
- * a client that picks its own messageIds. The ring grows by doubling up to `maxEntries`; a
- * released claim (rare: its routing failed) keeps its place until the ring is full, which then
- * compacts it away, so exactly the `maxEntries` newest claims are kept, as a Map of them would.
+ * a client that picks its own messageIds.
+ *
+ * The whole bound is allocated, and its pages written, when the window is made: the process's
+ * footprint is known from its start (a `maxEntries` too large for the memory limit fails at once,
+ * not hours later as traffic fills the window), and no resize ever rehashes a million entries on
+ * the event loop. A released claim (rare: its routing failed) keeps its place until the ring is
+ * full, which then compacts it away in place, so exactly the `maxEntries` newest claims are kept,
+ * as a Map of them would.
  */
 export class DedupeWindow {
-  private capacity = 0;
+  private readonly capacity: number;
   /** The ring: 64-bit digest (high, low word) and claim time; a released claim's time is NaN. */
-  private hi = new Uint32Array(0);
-  private lo = new Uint32Array(0);
-  private at = new Float64Array(0);
+  private readonly hi: Uint32Array;
+  private readonly lo: Uint32Array;
+  private readonly at: Float64Array;
   private head = 0;
   private length = 0;
   private live = 0;
   /** Open addressing, linear probing: ring positions, or EMPTY. A power of two, at least twice the ring. */
-  private slots = new Int32Array(0);
-  private mask = 0;
+  private readonly slots: Int32Array;
+  private readonly mask: number;
 
   constructor(private readonly options: DedupeWindowOptions) {
-    this.resize(Math.min(INITIAL_CAPACITY, options.maxEntries));
+    const capacity = options.maxEntries;
+    this.capacity = capacity;
+    // fill() writes every page now: typed arrays are zeroed lazily by the kernel otherwise.
+    this.hi = new Uint32Array(capacity).fill(0);
+    this.lo = new Uint32Array(capacity).fill(0);
+    this.at = new Float64Array(capacity).fill(Number.NaN);
+    let size = 1;
+    while (size < capacity * 2) size *= 2;
+    this.slots = new Int32Array(capacity === 0 ? 0 : size).fill(EMPTY);
+    this.mask = size - 1;
   }
 
   has(key: string): boolean {
@@ -59,9 +72,7 @@ export class DedupeWindow {
     if (this.options.maxEntries === 0) return true;
     if (this.length === this.capacity) {
       if (this.live < this.length)
-        this.resize(this.capacity); // released claims leave the ring
-      else if (this.capacity < this.options.maxEntries)
-        this.resize(Math.min(this.capacity * 2, this.options.maxEntries));
+        this.compact(); // released claims leave the ring
       else this.dropOldest();
     }
     const pos = (this.head + this.length) % this.capacity;
@@ -140,30 +151,23 @@ export class DedupeWindow {
     this.slots[hole] = EMPTY;
   }
 
-  /** A ring of `capacity` holding the live entries in order (released ones dropped), and a new index. */
-  private resize(capacity: number): void {
-    const hi = new Uint32Array(capacity);
-    const lo = new Uint32Array(capacity);
-    const at = new Float64Array(capacity);
+  /**
+   * Drops released claims from the ring, in place: live entries move towards the head, keeping
+   * their order, and the index is built again over their new places.
+   */
+  private compact(): void {
     let n = 0;
     for (let i = 0; i < this.length; i++) {
-      const pos = (this.head + i) % this.capacity;
-      if (Number.isNaN(this.at[pos]!)) continue;
-      hi[n] = this.hi[pos]!;
-      lo[n] = this.lo[pos]!;
-      at[n++] = this.at[pos]!;
+      const from = (this.head + i) % this.capacity;
+      if (Number.isNaN(this.at[from]!)) continue;
+      const to = (this.head + n++) % this.capacity; // never ahead of `from`
+      this.hi[to] = this.hi[from]!;
+      this.lo[to] = this.lo[from]!;
+      this.at[to] = this.at[from]!;
     }
-    this.hi = hi;
-    this.lo = lo;
-    this.at = at;
-    this.capacity = capacity;
-    this.head = 0;
     this.length = this.live = n;
-    let size = 1;
-    while (size < capacity * 2) size *= 2;
-    this.slots = new Int32Array(capacity === 0 ? 0 : size).fill(EMPTY);
-    this.mask = size - 1;
-    for (let pos = 0; pos < n; pos++) this.insertSlot(pos);
+    this.slots.fill(EMPTY);
+    for (let i = 0; i < n; i++) this.insertSlot((this.head + i) % this.capacity);
   }
 }
 

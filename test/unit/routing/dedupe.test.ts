@@ -59,7 +59,7 @@ describe('DedupeWindow', () => {
   it.each([
     { maxEntries: 0, claims: 10, kept: 0 },
     { maxEntries: 1, claims: 10, kept: 1 },
-    { maxEntries: 5_000, claims: 3_000, kept: 3_000 }, // grows past its first 1,024
+    { maxEntries: 5_000, claims: 3_000, kept: 3_000 },
     { maxEntries: 5_000, claims: 12_000, kept: 5_000 },
   ])('keeps the newest min($claims, $maxEntries) of $claims claims', ({ maxEntries, claims, kept }) => {
     const w = new DedupeWindow({ windowMs: 1_000_000, maxEntries, clock: { now: () => 0 } });
@@ -68,6 +68,19 @@ describe('DedupeWindow', () => {
     const remembered = Array.from({ length: claims }, (_, i) => w.has(`source:id-${i}`));
     expect(remembered.filter(Boolean)).toHaveLength(kept);
     expect(remembered.slice(claims - kept).every(Boolean)).toBe(true);
+  });
+
+  it('takes the memory of its whole bound when made, and compacts in place when full', () => {
+    const maxEntries = 200_000;
+    const before = process.memoryUsage().arrayBuffers;
+    const w = new DedupeWindow({ windowMs: 1_000_000, maxEntries, clock: { now: () => 0 } });
+    const made = process.memoryUsage().arrayBuffers - before;
+    expect(made).toBeGreaterThanOrEqual(24 * maxEntries); // digest 8 + time 8 + index ≥ 8, per id
+    expect(made).toBeLessThanOrEqual(32 * maxEntries);
+    for (let i = 0; i < maxEntries + 1_000; i++) w.claim(`source:id-${i}`);
+    w.release(`source:id-${maxEntries}`);
+    expect(w.claim('source:after-release')).toBe(true); // the ring is full: compacted in place
+    expect(w.size).toBe(maxEntries);
   });
 
   it('answers as a Map of the ids would, for any sequence of claims, releases and time', () => {
