@@ -26,3 +26,14 @@ export async function committedPoint(
     released: committed.metadata === RELEASED_METADATA,
   };
 }
+
+/**
+ * Where a consumer reading from the beginning starts a partition its group never committed: its
+ * log start offset; undefined when the partition holds no record.
+ */
+export async function logStart(admin: Admin, topic: string, partition: number): Promise<number | undefined> {
+  const offsets = await admin.fetchTopicOffsets(topic);
+  const p = offsets.find((o) => o.partition === partition);
+  if (!p || Number(p.high) <= Number(p.low)) return undefined;
+  return Number(p.low);
+}

@@ -4,7 +4,7 @@ import { systemClock, type Clock } from '../core/clock';
 import { sleep } from '../core/backoff';
 import { errorMessage } from '../core/errors';
 import { startLagMonitor } from './lag';
-import { committedPoint } from './committed';
+import { committedPoint, logStart } from './committed';
 import { PartitionOffsets } from './offset-tracker';
 import { HANDOVER_GRACE_MS, PartitionTrackers, partitionOf, takeOverTracker } from './handover';
 import { Committer } from './committer';
@@ -205,6 +205,7 @@ export class ConcurrentConsumer {
       topic,
       partition,
       doneBefore,
+      ...(this.options.fromBeginning !== false && { logStart: () => logStart(this.admin, topic, partition) }),
     });
     if (!tracker) return;
     this.partitions.set(key, tracker); // adopts this process's earlier tracker of it, if any

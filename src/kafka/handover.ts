@@ -85,16 +85,23 @@ export async function awaitRelease(options: ReleaseWait): Promise<CommittedPoint
  * its previous owner crashed or is late: the offsets `doneBefore` finds it finished without
  * committing them count as done, not handled again. A look-up that fails costs only those
  * duplicates (logged).
+ *
+ * A partition the group never committed is read from its start (`logStart`, the consumer's
+ * earliest offset); its previous owner, if it had one, crashed before finishing anything in
+ * order (every offset from the first in flight or a hole), so it is looked up too, from there.
  */
 export async function trackerFrom(
   point: CommittedPoint | undefined,
   options: {
     doneBefore?: DoneBefore;
+    /** Where the consumer reads a partition never committed from; undefined when it is empty. */
+    logStart?: () => Promise<number | undefined>;
     topic: string;
     partition: number;
     logger: Logger;
   },
 ): Promise<PartitionOffsets> {
+  point ??= await neverCommitted(options);
   if (!point) return new PartitionOffsets();
   const tracker = PartitionOffsets.restored(point);
   if (point.released || !options.doneBefore) return tracker;
@@ -112,6 +119,25 @@ export async function trackerFrom(
   return tracker;
 }
 
+/** A partition never committed, as a point at its start that nobody released; undefined if empty or unknown. */
+async function neverCommitted(options: {
+  doneBefore?: DoneBefore;
+  logStart?: () => Promise<number | undefined>;
+  topic: string;
+  partition: number;
+  logger: Logger;
+}): Promise<CommittedPoint | undefined> {
+  if (!options.doneBefore || !options.logStart) return undefined;
+  const { topic, partition, logger } = options;
+  try {
+    const offset = await options.logStart();
+    return offset === undefined ? undefined : { offset, holes: [], released: false };
+  } catch (err) {
+    logger.warn({ topic, partition, err: errorMessage(err) }, 'cannot read where the partition starts');
+    return undefined;
+  }
+}
+
 /**
  * The tracker to take a partition over with: `awaitRelease`, then `trackerFrom`. Undefined once
  * the partition is no longer ours.
@@ -121,6 +147,7 @@ export async function takeOverTracker(
     topic: string;
     partition: number;
     doneBefore?: DoneBefore;
+    logStart?: () => Promise<number | undefined>;
   },
 ): Promise<PartitionOffsets | undefined> {
   const { topic, partition } = options;

@@ -236,12 +236,37 @@ describe('trackerFrom (the tracker of a partition taken over)', () => {
     expect(taken.has(10)).toBe(false);
   });
 
-  it('starts a partition never committed from scratch', async () => {
+  it('starts a partition never committed from scratch when it is empty or its start is unknown', async () => {
     const doneBefore = jest.fn(async () => [0]);
-    const fresh = await trackerFrom(undefined, { ...where, doneBefore });
+    const unknown = await trackerFrom(undefined, { ...where, doneBefore });
+    const empty = await trackerFrom(undefined, { ...where, doneBefore, logStart: async () => undefined });
+    const unreadable = await trackerFrom(undefined, {
+      ...where,
+      doneBefore,
+      logStart: async () => {
+        throw new Error('broker away');
+      },
+    });
     expect(doneBefore).not.toHaveBeenCalled();
-    expect(fresh.has(0)).toBe(false);
+    for (const fresh of [unknown, empty, unreadable]) expect(fresh.has(0)).toBe(false);
   });
+
+  // Its first owner crashed before it finished the partition's first offset: nothing was committed.
+  it.each([0, 40])(
+    'looks a partition never committed up from its start (%i), as one taken over unreleased',
+    async (start) => {
+      const doneBefore = jest.fn(async () => [start + 1, start + 3]);
+      const taken = await trackerFrom(undefined, { ...where, doneBefore, logStart: async () => start });
+      expect(doneBefore).toHaveBeenCalledWith('t', 3);
+      expect([0, 1, 2, 3, 4].map((o) => taken.has(start + o))).toEqual([false, true, false, true, false]);
+      expect(taken.firstUnstarted()).toBe(start);
+      taken.track(start);
+      taken.complete(start);
+      taken.track(start + 2);
+      taken.complete(start + 2);
+      expect(taken.pendingCommit()).toEqual({ offset: start + 4, metadata: null });
+    },
+  );
 });
 
 describe('partitionOrphaned (did another member hold the partition?)', () => {
