@@ -87,8 +87,10 @@ export async function awaitRelease(options: ReleaseWait): Promise<CommittedPoint
  * duplicates (logged).
  *
  * A partition the group never committed is read from its start (`logStart`, the consumer's
- * earliest offset); its previous owner, if it had one, crashed before finishing anything in
- * order (every offset from the first in flight or a hole), so it is looked up too, from there.
+ * earliest offset); a previous owner it had committed nothing there (it crashed before the first
+ * offset was done, or its commits were refused), so it is looked up too, from there. The look-up
+ * trusts that attempt records of the last minutes name this topic's records: see the README's
+ * operations on deleting and re-creating a topic.
  */
 export async function trackerFrom(
   point: CommittedPoint | undefined,
