@@ -11,7 +11,7 @@ export interface CommittedPoint extends CommitPoint {
  * undefined when the group has committed nothing there.
  */
 export async function committedPoint(
-  admin: Admin,
+  admin: Pick<Admin, 'fetchOffsets'>,
   groupId: string,
   topic: string,
   partition: number,
@@ -28,12 +28,23 @@ export async function committedPoint(
 }
 
 /**
- * Where a consumer reading from the beginning starts a partition its group never committed: its
- * log start offset; undefined when the partition holds no record.
+ * The point to take a partition over from: the group's committed point or, with `fromLogStart`,
+ * for a partition the group never committed that holds records, its log start offset (where a
+ * consumer reading from the beginning starts it) as a point nobody released. A previous owner
+ * that crashed before its first commit there is then waited for and looked up (awaitRelease,
+ * trackerFrom) like one that crashed later, instead of its work being done again whole.
  */
-export async function logStart(admin: Admin, topic: string, partition: number): Promise<number | undefined> {
+export async function takeOverPoint(
+  admin: Pick<Admin, 'fetchOffsets' | 'fetchTopicOffsets'>,
+  groupId: string,
+  topic: string,
+  partition: number,
+  fromLogStart: boolean,
+): Promise<CommittedPoint | undefined> {
+  const committed = await committedPoint(admin, groupId, topic, partition);
+  if (committed || !fromLogStart) return committed;
   const offsets = await admin.fetchTopicOffsets(topic);
   const p = offsets.find((o) => o.partition === partition);
-  if (!p || Number(p.high) <= Number(p.low)) return undefined;
-  return Number(p.low);
+  if (!p || Number(p.high) <= Number(p.low)) return undefined; // empty: nothing to take over
+  return { offset: Number(p.low), holes: [], released: false };
 }

@@ -4,7 +4,7 @@ import { systemClock, type Clock } from '../core/clock';
 import { sleep } from '../core/backoff';
 import { errorMessage } from '../core/errors';
 import { startLagMonitor } from './lag';
-import { committedPoint, logStart } from './committed';
+import { takeOverPoint } from './committed';
 import { PartitionOffsets } from './offset-tracker';
 import { HANDOVER_GRACE_MS, PartitionTrackers, partitionOf, takeOverTracker } from './handover';
 import { Committer } from './committer';
@@ -194,9 +194,11 @@ export class ConcurrentConsumer {
   private async takeOver(key: string): Promise<void> {
     const join = this.joins;
     const { topic, partition } = partitionOf(key);
-    const { groupId, doneBefore, logger } = this.options;
+    const { groupId, doneBefore, fromBeginning = true, logger } = this.options;
+    // Only a consumer that looks up and starts an uncommitted partition at its start has a use for it.
+    const fromLogStart = doneBefore !== undefined && fromBeginning;
     const tracker = await takeOverTracker({
-      read: () => committedPoint(this.admin, groupId, topic, partition),
+      read: () => takeOverPoint(this.admin, groupId, topic, partition, fromLogStart),
       stillOurs: () => !this.stopping && this.joins === join && !this.partitions.has(key),
       orphaned: () => this.group.orphaned(this.memberId, topic, partition),
       graceMs: this.partitions.graceMs,
@@ -205,7 +207,6 @@ export class ConcurrentConsumer {
       topic,
       partition,
       doneBefore,
-      ...(this.options.fromBeginning !== false && { logStart: () => logStart(this.admin, topic, partition) }),
     });
     if (!tracker) return;
     this.partitions.set(key, tracker); // adopts this process's earlier tracker of it, if any

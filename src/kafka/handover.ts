@@ -84,26 +84,19 @@ export async function awaitRelease(options: ReleaseWait): Promise<CommittedPoint
  * The tracker of a partition taken over from `point` (see `awaitRelease`). Taken over unreleased,
  * its previous owner crashed or is late: the offsets `doneBefore` finds it finished without
  * committing them count as done, not handled again. A look-up that fails costs only those
- * duplicates (logged).
- *
- * A partition the group never committed is read from its start (`logStart`, the consumer's
- * earliest offset); a previous owner it had committed nothing there (it crashed before the first
- * offset was done, or its commits were refused), so it is looked up too, from there. The look-up
- * trusts that attempt records of the last minutes name this topic's records: see the README's
- * operations on deleting and re-creating a topic.
+ * duplicates (logged). A partition its group never committed comes as a point at its start that
+ * nobody released (`takeOverPoint`), so the same applies to an owner that crashed before its first
+ * commit there.
  */
 export async function trackerFrom(
   point: CommittedPoint | undefined,
   options: {
     doneBefore?: DoneBefore;
-    /** Where the consumer reads a partition never committed from; undefined when it is empty. */
-    logStart?: () => Promise<number | undefined>;
     topic: string;
     partition: number;
     logger: Logger;
   },
 ): Promise<PartitionOffsets> {
-  point ??= await neverCommitted(options);
   if (!point) return new PartitionOffsets();
   const tracker = PartitionOffsets.restored(point);
   if (point.released || !options.doneBefore) return tracker;
@@ -121,25 +114,6 @@ export async function trackerFrom(
   return tracker;
 }
 
-/** A partition never committed, as a point at its start that nobody released; undefined if empty or unknown. */
-async function neverCommitted(options: {
-  doneBefore?: DoneBefore;
-  logStart?: () => Promise<number | undefined>;
-  topic: string;
-  partition: number;
-  logger: Logger;
-}): Promise<CommittedPoint | undefined> {
-  if (!options.doneBefore || !options.logStart) return undefined;
-  const { topic, partition, logger } = options;
-  try {
-    const offset = await options.logStart();
-    return offset === undefined ? undefined : { offset, holes: [], released: false };
-  } catch (err) {
-    logger.warn({ topic, partition, err: errorMessage(err) }, 'cannot read where the partition starts');
-    return undefined;
-  }
-}
-
 /**
  * The tracker to take a partition over with: `awaitRelease`, then `trackerFrom`. Undefined once
  * the partition is no longer ours.
@@ -149,7 +123,6 @@ export async function takeOverTracker(
     topic: string;
     partition: number;
     doneBefore?: DoneBefore;
-    logStart?: () => Promise<number | undefined>;
   },
 ): Promise<PartitionOffsets | undefined> {
   const { topic, partition } = options;

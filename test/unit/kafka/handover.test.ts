@@ -236,30 +236,24 @@ describe('trackerFrom (the tracker of a partition taken over)', () => {
     expect(taken.has(10)).toBe(false);
   });
 
-  it('starts a partition never committed from scratch when it is empty or its start is unknown', async () => {
+  it('starts a partition never committed from scratch', async () => {
     const doneBefore = jest.fn(async () => [0]);
-    const unknown = await trackerFrom(undefined, { ...where, doneBefore });
-    const empty = await trackerFrom(undefined, { ...where, doneBefore, logStart: async () => undefined });
-    const unreadable = await trackerFrom(undefined, {
-      ...where,
-      doneBefore,
-      logStart: async () => {
-        throw new Error('broker away');
-      },
-    });
+    const fresh = await trackerFrom(undefined, { ...where, doneBefore });
     expect(doneBefore).not.toHaveBeenCalled();
-    for (const fresh of [unknown, empty, unreadable]) expect(fresh.has(0)).toBe(false);
+    expect(fresh.has(0)).toBe(false);
   });
 
-  // Its first owner crashed before it finished the partition's first offset: nothing was committed.
+  // takeOverPoint's point for a partition never committed: its start, not released.
   it.each([0, 40])(
-    'looks a partition never committed up from its start (%i), as one taken over unreleased',
+    'looks a partition up from its start (%i), as one taken over unreleased',
     async (start) => {
       const doneBefore = jest.fn(async () => [start + 1, start + 3]);
-      const taken = await trackerFrom(undefined, { ...where, doneBefore, logStart: async () => start });
+      const point = { offset: start, holes: [], released: false };
+      const taken = await trackerFrom(point, { ...where, doneBefore });
       expect(doneBefore).toHaveBeenCalledWith('t', 3);
       expect([0, 1, 2, 3, 4].map((o) => taken.has(start + o))).toEqual([false, true, false, true, false]);
       expect(taken.firstUnstarted()).toBe(start);
+      expect(taken.resumeAt()).toBe(start);
       taken.track(start);
       taken.complete(start);
       taken.track(start + 2);
