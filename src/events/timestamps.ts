@@ -62,9 +62,16 @@ function utcMs(
   ms: number,
 ): number | undefined {
   if (month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 59) return undefined;
-  const utc = Date.UTC(year, month - 1, day, hour, minute, second, ms);
-  if (new Date(utc).getUTCDate() !== day) return undefined; // 2023-02-30 and friends
-  return utc;
+  if (day > daysInMonth(year, month)) return undefined; // 2023-02-30 and friends
+  return Date.UTC(year, month - 1, day, hour, minute, second, ms);
+}
+
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/** Days of a month (1–12) of the proleptic Gregorian calendar, as Date counts them. */
+export function daysInMonth(year: number, month: number): number {
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  return month === 2 && leap ? 29 : DAYS_IN_MONTH[month - 1]!;
 }
 
 /** The decimal number of `length` digits at `from`, or -1 when one of them is not a digit. */

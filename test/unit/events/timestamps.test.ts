@@ -1,4 +1,10 @@
-import { correctedTimestampMs, isoTimestamp, parseClientTimestamp } from '../../../src/events/timestamps';
+import fc from 'fast-check';
+import {
+  correctedTimestampMs,
+  daysInMonth,
+  isoTimestamp,
+  parseClientTimestamp,
+} from '../../../src/events/timestamps';
 
 const iso = (ms: number | undefined) => (ms === undefined ? undefined : new Date(ms).toISOString());
 
@@ -36,6 +42,27 @@ describe('parseClientTimestamp', () => {
     ['2009_11-10T23:00:00.000Z'],
     ['2009-11-10T23-00:00.000Z'],
   ])('refuses %j', (text) => expect(parseClientTimestamp(text)).toBeUndefined());
+});
+
+describe('daysInMonth', () => {
+  it.each([
+    [2023, 2, 28],
+    [2024, 2, 29],
+    [1900, 2, 28], // a century: no leap day
+    [2000, 2, 29], // but every fourth century has one
+    [2100, 2, 28],
+    [2024, 4, 30],
+    [2024, 12, 31],
+  ])('%i-%i has %i days', (year, month, days) => expect(daysInMonth(year, month)).toBe(days));
+
+  it('agrees with Date for every month of years 1000–9999', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1000, max: 9999 }), fc.integer({ min: 1, max: 12 }), (year, month) => {
+        expect(daysInMonth(year, month)).toBe(new Date(Date.UTC(year, month, 0)).getUTCDate());
+      }),
+      { numRuns: 2_000 },
+    );
+  });
 });
 
 describe('correctedTimestampMs', () => {
