@@ -1,0 +1,21 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+
+const ROOT = path.resolve(__dirname, '../../..');
+
+/** The node command of `npm run start:prod` and of the image's CMD: the same V8 flags, one script. */
+describe('production node flags', () => {
+  it('are the same for `npm run start:prod` and the image', () => {
+    const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
+      scripts: Record<string, string>;
+    };
+    const startProd = pkg.scripts['start:prod']!.split(/\s+/);
+    const cmdLine = readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8')
+      .split('\n')
+      .find((line) => line.startsWith('CMD '));
+    const image = JSON.parse(cmdLine!.slice('CMD '.length)) as string[];
+    expect(image).toEqual(startProd);
+    expect(startProd[0]).toBe('node');
+    expect(startProd.at(-1)).toBe('dist/src/main.js');
+  });
+});
