@@ -69,6 +69,17 @@ interface Lane {
 /** How often the pool's slow-lane figures are recomputed from every lane. */
 const POOL_REFRESH_MS = 100;
 
+interface LaneHealth {
+  slow: boolean;
+  stalled: boolean;
+}
+
+/** Takes the item at `i` out of the queue: at the head (nearly always) in O(1), as a FIFO. */
+function removeAt(queue: Queued[], i: number): void {
+  if (i === 0) queue.shift();
+  else queue.splice(i, 1);
+}
+
 /**
  * Isolates destinations from each other. Each destination has its own lane: at most N requests
  * in flight and per-user order (a task waits while an earlier task of the same user to the same
@@ -184,28 +195,42 @@ export class Dispatcher {
 
   /** Starts what may start, in order (retries first); a slow or stalled lane defers what cannot start. */
   private pump(destinationId: string, lane: Lane): void {
-    for (const queue of [lane.retries, lane.firsts]) {
-      let i = 0;
-      while (i < queue.length) {
-        const state = this.laneState(lane, undefined);
-        const slow = isSlow(state, this.options);
-        const stalled = !slow && isStalled(state, this.options);
-        if (!slow && !stalled && lane.active >= this.options.maxActivePerDestination) break;
-        if (!slow && !stalled && !this.tokenReady(destinationId, lane)) break;
-        const item = queue[i]!;
-        const sameUserActive = lane.activeKeys.has(item.key);
-        const tokenOk = !stalled || this.tokenReady(destinationId, lane);
-        if (!sameUserActive && this.hasRoom(lane, slow) && tokenOk) {
-          queue.splice(i, 1);
-          this.start(destinationId, lane, item);
-        } else if (slow || stalled) {
-          // A slow or stalled lane keeps no queue: what cannot start now waits in the delay topic.
-          queue.splice(i, 1);
-          this.options.defer(item.task).then(item.resolve, item.reject);
-        } else i++;
-      }
-    }
+    // The lane's health is the same through one pump: starting requests changes neither its
+    // average run nor its oldest request in flight.
+    const health = this.health(lane);
+    this.pumpQueue(destinationId, lane, lane.retries, health);
+    this.pumpQueue(destinationId, lane, lane.firsts, health);
     this.dropIfIdle(destinationId, lane);
+  }
+
+  private pumpQueue(destinationId: string, lane: Lane, queue: Queued[], health: LaneHealth): void {
+    const { slow, stalled } = health;
+    let i = 0;
+    while (i < queue.length) {
+      if (!slow && !stalled && lane.active >= this.options.maxActivePerDestination) break;
+      if (!slow && !stalled && !this.tokenReady(destinationId, lane)) break;
+      const item = queue[i]!;
+      const sameUserActive = lane.activeKeys.has(item.key);
+      const tokenOk = !stalled || this.tokenReady(destinationId, lane);
+      if (!sameUserActive && this.hasRoom(lane, slow) && tokenOk) {
+        removeAt(queue, i);
+        this.start(destinationId, lane, item);
+      } else if (slow || stalled) {
+        // A slow or stalled lane keeps no queue: what cannot start now waits in the delay topic.
+        removeAt(queue, i);
+        this.options.defer(item.task).then(item.resolve, item.reject);
+      } else i++;
+    }
+  }
+
+  private health(lane: Lane): LaneHealth {
+    const oldest = lane.activeSince.values().next().value as { atMs: number } | undefined;
+    const load = {
+      avgRunMs: lane.avgRunMs,
+      oldestRunAgeMs: oldest ? this.options.clock.now() - oldest.atMs : 0,
+    };
+    const slow = isSlow(load, this.options);
+    return { slow, stalled: !slow && isStalled(load, this.options) };
   }
 
   private hasRoom(lane: Lane, slow: boolean): boolean {
@@ -227,7 +252,7 @@ export class Dispatcher {
     }
     lane.bucket?.take(this.options.clock.now());
     lane.active++;
-    if (isSlow(this.laneState(lane, undefined), this.options)) this.pool.slowActive++;
+    if (this.health(lane).slow) this.pool.slowActive++;
     lane.activeKeys.set(item.key, (lane.activeKeys.get(item.key) ?? 0) + 1);
     const since = { atMs: this.options.clock.now() };
     lane.activeSince.add(since);
