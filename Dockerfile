@@ -59,7 +59,7 @@ STOPSIGNAL SIGTERM
 # V8 flags, the same as `npm run start:prod`'s (the processes of HOOKLINE_WORKERS inherit them):
 # --max-semi-space-size=8 (MB; Node 20's default is 16): V8's young generation is two semi-spaces, so
 # this keeps ~20 MB less resident at a high allocation rate, for a few % more CPU in scavenges (4 MB:
-# another ~10 MB less, for ~15% more CPU per event in a drain). --heap-growing-percent=50: the old
+# another ~10 MB less, for ~12% more CPU per event in a drain). --heap-growing-percent=50: the old
 # generation is collected once it has grown by half its live size since the last full collection
 # (V8 otherwise lets it grow 2-4x), which took ~80 MB off the RSS of a drain. README, Performance ›
 # Memory: what bounds memory and how to choose other values.

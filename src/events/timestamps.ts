@@ -63,7 +63,11 @@ function utcMs(
 ): number | undefined {
   if (month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 59) return undefined;
   if (day > daysInMonth(year, month)) return undefined; // 2023-02-30 and friends
-  return Date.UTC(year, month - 1, day, hour, minute, second, ms);
+  if (year >= 100) return Date.UTC(year, month - 1, day, hour, minute, second, ms);
+  // Date.UTC reads years 0–99 as 1900–1999: set the year itself.
+  const date = new Date(0);
+  date.setUTCFullYear(year, month - 1, day);
+  return date.setUTCHours(hour, minute, second, ms);
 }
 
 const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];

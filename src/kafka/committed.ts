@@ -45,6 +45,8 @@ export async function takeOverPoint(
   if (committed || !fromLogStart) return committed;
   const offsets = await admin.fetchTopicOffsets(topic);
   const p = offsets.find((o) => o.partition === partition);
-  if (!p || Number(p.high) <= Number(p.low)) return undefined; // empty: nothing to take over
+  // Stale metadata (partitions just added): an error, so that the read is tried again.
+  if (!p) throw new Error(`no offsets for ${topic} partition ${partition}`);
+  if (Number(p.high) <= Number(p.low)) return undefined; // empty: nothing to take over
   return { offset: Number(p.low), holes: [], released: false };
 }

@@ -64,13 +64,11 @@ describe('router + worker process killed between an event’s deliveries', () =>
           event: 'Warm',
         }));
         expect((await sendTracking(t, src.writeKey, '/v1/batch', { batch })).status).toBe(200);
-        await eventually(
-          async () => (hung.requests.length === warmUp && (await unfinishedEvents(t))) === 0 || undefined,
-          {
-            what: 'the warm-up delivered and committed',
-            timeoutMs: 60_000,
-          },
-        );
+        const warmedUp = async () => hung.requests.length === warmUp && (await unfinishedEvents(t)) === 0;
+        await eventually(async () => (await warmedUp()) || undefined, {
+          what: 'the warm-up delivered and committed',
+          timeoutMs: 60_000,
+        });
       }
       const ids = Array.from({ length: EVENTS }, (_, i) => `split-${i}`);
       const batch = ids.map((messageId, i) => ({
@@ -111,8 +109,14 @@ describe('router + worker process killed between an event’s deliveries', () =>
         timeoutMs: 90_000,
       });
       expect([...new Set(messageIds(hung, hungBefore))].sort()).toEqual([...ids].sort());
+      // Every event finished (committed by the successor): nothing is left to reach either destination.
+      await eventually(async () => (await unfinishedEvents(t)) === 0 || undefined, {
+        what: 'every event committed',
+        timeoutMs: 30_000,
+      });
       // Each event reached the other destination once: the successor skipped it.
       expect(messageIds(reached, warmUp).sort()).toEqual([...ids].sort());
     },
+    240_000,
   );
 });

@@ -20,6 +20,8 @@ describe('parseClientTimestamp', () => {
     ['2024-02-29T12:00:00Z', '2024-02-29T12:00:00.000Z'],
     ['2024-02-29T12:00:00.999Z', '2024-02-29T12:00:00.999Z'], // toISOString's form: read without the regex
     ['9999-12-31T23:59:59.999Z', '9999-12-31T23:59:59.999Z'],
+    ['0050-06-15T10:00:00Z', '0050-06-15T10:00:00.000Z'], // not 1950, as Date.UTC would have it
+    ['0000-02-29T00:00:00Z', '0000-02-29T00:00:00.000Z'], // year 0 is a leap year (proleptic)
   ])('%s → %s', (text, expected) => expect(iso(parseClientTimestamp(text))).toBe(expected));
 
   it.each([
@@ -55,10 +57,12 @@ describe('daysInMonth', () => {
     [2024, 12, 31],
   ])('%i-%i has %i days', (year, month, days) => expect(daysInMonth(year, month)).toBe(days));
 
-  it('agrees with Date for every month of years 1000–9999', () => {
+  it('agrees with Date for every month of years 0–9999', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 1000, max: 9999 }), fc.integer({ min: 1, max: 12 }), (year, month) => {
-        expect(daysInMonth(year, month)).toBe(new Date(Date.UTC(year, month, 0)).getUTCDate());
+      fc.property(fc.integer({ min: 0, max: 9999 }), fc.integer({ min: 1, max: 12 }), (year, month) => {
+        const lastDay = new Date(Date.UTC(2000, 0, 1));
+        lastDay.setUTCFullYear(year, month, 0); // not Date.UTC: it reads years 0–99 as 1900–1999
+        expect(daysInMonth(year, month)).toBe(lastDay.getUTCDate());
       }),
       { numRuns: 2_000 },
     );

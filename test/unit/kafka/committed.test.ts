@@ -52,6 +52,12 @@ describe('takeOverPoint (where a partition is taken over from)', () => {
     expect(await takeOverPoint(admin(committed, '5', '20'), 'g', 't', 0, fromLogStart)).toEqual(expected);
   });
 
+  it('fails, to be read again, when the topic offsets do not list the partition yet', async () => {
+    await expect(takeOverPoint(admin(undefined, '5', '20'), 'g', 't', 1, true)).rejects.toThrow(
+      /partition 1/,
+    );
+  });
+
   it('takes over a partition never committed and empty from scratch', async () => {
     expect(await takeOverPoint(admin(undefined, '20', '20'), 'g', 't', 0, true)).toBeUndefined();
   });

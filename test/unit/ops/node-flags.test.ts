@@ -12,7 +12,7 @@ describe('production node flags', () => {
     const startProd = pkg.scripts['start:prod']!.split(/\s+/);
     const cmdLine = readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8')
       .split('\n')
-      .find((line) => line.startsWith('CMD '));
+      .findLast((line) => line.startsWith('CMD ')); // the one that counts
     const image = JSON.parse(cmdLine!.slice('CMD '.length)) as string[];
     expect(image).toEqual(startProd);
     expect(startProd[0]).toBe('node');
