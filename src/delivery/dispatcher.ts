@@ -141,13 +141,12 @@ export class Dispatcher {
   }
 
   private laneState(lane: Lane, userKey: string | undefined): LaneLoad {
-    const oldest = lane.activeSince.values().next().value as { atMs: number } | undefined;
     const nowMs = this.options.clock.now();
     return {
       active: lane.active,
       queued: lane.retries.length + lane.firsts.length,
       avgRunMs: lane.avgRunMs,
-      oldestRunAgeMs: oldest ? nowMs - oldest.atMs : 0,
+      oldestRunAgeMs: this.oldestRunAgeMs(lane, nowMs),
       sameUserActive: userKey !== undefined && lane.activeKeys.has(userKey),
       ...(lane.bucket && { ratePerSecond: lane.bucket.ratePerSecond }),
       tokenReady: lane.bucket?.ready(nowMs) ?? true,
@@ -224,13 +223,18 @@ export class Dispatcher {
   }
 
   private health(lane: Lane): LaneHealth {
-    const oldest = lane.activeSince.values().next().value as { atMs: number } | undefined;
     const load = {
       avgRunMs: lane.avgRunMs,
-      oldestRunAgeMs: oldest ? this.options.clock.now() - oldest.atMs : 0,
+      oldestRunAgeMs: this.oldestRunAgeMs(lane, this.options.clock.now()),
     };
     const slow = isSlow(load, this.options);
     return { slow, stalled: !slow && isStalled(load, this.options) };
+  }
+
+  /** How long the lane's oldest request in flight has been running (0 when none is). */
+  private oldestRunAgeMs(lane: Lane, nowMs: number): number {
+    const oldest = lane.activeSince.values().next().value as { atMs: number } | undefined;
+    return oldest ? nowMs - oldest.atMs : 0;
   }
 
   private hasRoom(lane: Lane, slow: boolean): boolean {
