@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import type { EventCodec } from '../../src/records/event';
-import { parseJson, type JsonObject, type JsonValue } from '../../src/events/json';
+import { parseJson, parseJsonText, type JsonObject, type JsonValue } from '../../src/events/json';
 import { normalizeEvent } from '../../src/events/normalize';
 import { batchBody } from './events';
 
@@ -34,8 +34,8 @@ export function measureStageCosts(codec: EventCodec, sourceId: string, trialMs =
     }
     return best;
   };
-  const parsed = parseJson(body) as JsonObject;
-  const items = parsed.batch as JsonValue[];
+  const parsed = parseJsonText(body);
+  const items = (parsed.value as JsonObject).batch as JsonValue[];
   const normalize = () =>
     items.map((raw) => {
       const r = normalizeEvent(raw, {
@@ -44,6 +44,7 @@ export function measureStageCosts(codec: EventCodec, sourceId: string, trialMs =
         pathType: undefined,
         defaults: {},
         newMessageId: () => 'x',
+        plainJson: parsed.plain, // as the tracking API passes it
       });
       if (!r.ok) throw new Error(r.rejection.reason);
       return r;

@@ -27,8 +27,17 @@ function parseNumber(text: string): number | LosslessNumber {
  * wins, except that the lossless parser refuses duplicate keys with different values.
  */
 export function parseJson(text: string): JsonValue {
-  if (numbersAreExact(text)) return JSON.parse(text) as JsonValue;
-  return parse(text, null, parseNumber) as JsonValue;
+  return parseJsonText(text).value;
+}
+
+/**
+ * `parseJson`, also saying whether the native JSON.parse read it (`plain`): then the value holds
+ * only plain objects, arrays, strings, finite numbers, booleans and null, which JSON.stringify
+ * prints exactly as the lossless serialiser would (see `objectByteLength`).
+ */
+export function parseJsonText(text: string): { value: JsonValue; plain: boolean } {
+  if (numbersAreExact(text)) return { value: JSON.parse(text) as JsonValue, plain: true };
+  return { value: parse(text, null, parseNumber) as JsonValue, plain: false };
 }
 
 /**
@@ -131,9 +140,11 @@ export function jsonByteLength(value: unknown): number {
  * `jsonByteLength(object)`, computed field by field so that nothing is serialised only to be
  * measured: strings, numbers, booleans and null are measured without serialising them, and the
  * JSON text of each object or array field is put in `texts` under its key, for a caller that
- * needs it anyway (the Avro encoding of free-form fields) not to serialise it again.
+ * needs it anyway (the Avro encoding of free-form fields) not to serialise it again. `plain` says
+ * the object came from the native JSON.parse (`parseJsonText`): its fields are then serialised
+ * by JSON.stringify without first looking for values only the lossless serialiser prints right.
  */
-export function objectByteLength(object: object, texts?: Record<string, string>): number {
+export function objectByteLength(object: object, texts?: Record<string, string>, plain = false): number {
   let bytes = 1; // {
   let fields = 0;
   for (const key of Object.keys(object)) {
@@ -146,7 +157,7 @@ export function objectByteLength(object: object, texts?: Record<string, string>)
     else if (value === undefined)
       continue; // left out, as JSON.stringify does
     else {
-      const json = stringifyJson(value) as string | undefined;
+      const json = (plain ? JSON.stringify(value) : stringifyJson(value)) as string | undefined;
       if (json === undefined) continue; // functions, symbols: left out too
       if (texts) texts[key] = json;
       valueBytes = Buffer.byteLength(json, 'utf8');

@@ -23,6 +23,11 @@ export interface NormalizeOptions {
   pathType: TrackingType | undefined;
   defaults: BatchDefaults;
   newMessageId: () => string;
+  /**
+   * The event came from the native JSON.parse (`parseJsonText`'s `plain`): nothing in it needs
+   * the lossless serialiser. Default false.
+   */
+  plainJson?: boolean;
 }
 
 /**
@@ -68,7 +73,7 @@ function normalizeOrThrow(
 
   // Measured field by field: the free-form objects' JSON text is kept for the Avro record.
   const texts: Record<string, string> = {};
-  const bytes = objectByteLength(raw, texts);
+  const bytes = objectByteLength(raw, texts, options.plainJson === true);
   if (bytes > MAX_EVENT_BYTES) {
     throw new Reject('event_too_large', `event is ${bytes} bytes; the limit is ${MAX_EVENT_BYTES} bytes`);
   }

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { gunzip } from 'node:zlib';
 import { promisify } from 'node:util';
-import { isJsonObject, parseJson, type JsonObject } from '../events/json';
+import { isJsonObject, parseJsonText, type JsonObject } from '../events/json';
 import { MAX_REQUEST_BYTES } from '../events/normalize';
 import { HttpError, readBody } from '../http/respond';
 
@@ -9,9 +9,9 @@ const gunzipAsync = promisify(gunzip);
 
 /**
  * Reads a tracking request's JSON object body: at most 500 KB (after gunzip, when the client
- * compresses). Whole-request problems become 4xx HttpErrors.
+ * compresses). Whole-request problems become 4xx HttpErrors. `plain`: see `parseJsonText`.
  */
-export async function readTrackingBody(req: IncomingMessage): Promise<JsonObject> {
+export async function readTrackingBody(req: IncomingMessage): Promise<{ body: JsonObject; plain: boolean }> {
   let body = await readBody(req, MAX_REQUEST_BYTES);
   const encoding = (req.headers['content-encoding'] ?? '').toLowerCase();
   if (encoding === 'gzip') {
@@ -34,12 +34,12 @@ export async function readTrackingBody(req: IncomingMessage): Promise<JsonObject
       `Content-Encoding ${encoding} is not supported (use gzip or none)`,
     );
   }
-  let value;
+  let parsed;
   try {
-    value = parseJson(body.toString('utf8'));
+    parsed = parseJsonText(body.toString('utf8'));
   } catch (err) {
     throw new HttpError(400, 'invalid_json', `body is not valid JSON: ${(err as Error).message}`);
   }
-  if (!isJsonObject(value)) throw new HttpError(400, 'invalid_body', 'body must be a JSON object');
-  return value;
+  if (!isJsonObject(parsed.value)) throw new HttpError(400, 'invalid_body', 'body must be a JSON object');
+  return { body: parsed.value, plain: parsed.plain };
 }

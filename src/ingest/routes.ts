@@ -11,7 +11,12 @@ import type { Logger } from '../observability/logger';
 import type { IngestAdmission } from './admission';
 import { authenticateSource, writeKeyFrom } from './auth';
 import type { IngestMetrics } from './metrics';
-import { normalizeEvent, type BatchDefaults, type PrecomputedFields } from '../events/normalize';
+import {
+  normalizeEvent,
+  type BatchDefaults,
+  type NormalizeOptions,
+  type PrecomputedFields,
+} from '../events/normalize';
 import type { RejectedEvent } from '../records/rejected-event';
 import type { EventPublisher } from './publisher';
 import { readTrackingBody } from './request';
@@ -96,7 +101,7 @@ async function accept(
   pathType: TrackingType | undefined,
 ): Promise<number> {
   const { catalog, publisher, metrics, clock } = options;
-  const body = await readTrackingBody(ctx.req);
+  const { body, plain } = await readTrackingBody(ctx.req);
   const source = authenticateSource(catalog, writeKeyFrom(ctx.req.headers, body));
   const receivedAtMs = clock.now();
 
@@ -126,7 +131,14 @@ async function accept(
   const accepted: TrackingEvent[] = [];
   const precomputed: PrecomputedFields[] = [];
   const rejected: RejectedEvent[] = [];
-  const normalizeOptions = { sourceId: source.id, receivedAtMs, pathType, defaults, newMessageId };
+  const normalizeOptions: NormalizeOptions = {
+    sourceId: source.id,
+    receivedAtMs,
+    pathType,
+    defaults,
+    newMessageId,
+    plainJson: plain,
+  };
   for (let index = 0; index < items.length; index++) {
     const raw = items[index]!;
     const result = normalizeEvent(raw, normalizeOptions);

@@ -6,8 +6,10 @@ import {
   numbersAreExact,
   objectByteLength,
   parseJson,
+  parseJsonText,
   stringifyJson,
 } from '../../../src/events/json';
+import fc from 'fast-check';
 
 describe('lossless JSON', () => {
   it.each([
@@ -116,5 +118,34 @@ describe('objectByteLength', () => {
       '{"type":"track","userId":12345678901234567890,"event":"Ünïcode","properties":{"a":1.0,"b":[true,null]},"context":{"ip":"203.0.113.7"}}';
     const value = parseJson(text) as object;
     expect(objectByteLength(value)).toBe(jsonByteLength(value));
+  });
+
+  it('measures and serialises a plain parse the same with and without the lossless check', () => {
+    fc.assert(
+      fc.property(fc.dictionary(fc.string(), fc.jsonValue()), (object) => {
+        const parsed = parseJsonText(JSON.stringify(object));
+        fc.pre(parsed.plain);
+        const lossless: Record<string, string> = {};
+        const plain: Record<string, string> = {};
+        expect(objectByteLength(parsed.value as object, plain, true)).toBe(
+          objectByteLength(parsed.value as object, lossless, false),
+        );
+        expect(plain).toEqual(lossless);
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
+
+describe('parseJsonText', () => {
+  it.each([
+    ['plain numbers', '{"i":42,"f":0.25,"a":[1,-3]}', true],
+    ['an integer beyond 2^53', '{"n":12345678901234567890}', false],
+    ['a float written with a trailing zero', '{"n":1.0}', false],
+    ['an exponent', '{"n":1e400}', false],
+  ])('%s: plain is %s', (_name, text, plain) => {
+    const parsed = parseJsonText(text);
+    expect(parsed.plain).toBe(plain);
+    expect(stringifyJson(parsed.value)).toBe(text);
   });
 });
