@@ -31,6 +31,9 @@ interface Pipeline {
   /** Validates, encodes and queues one call; returns its messageId. */
   enqueue(type: TrackingType, message: unknown): string;
   flush(): Promise<void>;
+  waitForRoom(): Promise<void>;
+  /** No call will be enqueued any more (close() began). */
+  closing(): void;
   /** Stops sending, waits for the batch in flight, closes the transport. */
   shutdown(): Promise<void>;
 }
@@ -63,6 +66,8 @@ function pipeline<P>(transport: Transport<P>, common: ResolvedCommon): Pipeline 
       return prepared.messageId;
     },
     flush: () => batcher.flush(),
+    waitForRoom: () => batcher.waitForRoom(),
+    closing: () => transport.closing?.(),
     async shutdown() {
       batcher.stop();
       await batcher.idle();
@@ -172,6 +177,23 @@ export class Analytics {
   }
 
   /**
+   * Resolves once a call can be queued again: at once when the queue has room, else as soon as a
+   * batch is acknowledged (or dropped) and frees some, or when the client closes. The way to
+   * answer QueueFullError without waiting for everything queued to be sent, as `flush()` does:
+   *
+   *   try { analytics.track(call); } catch (err) {
+   *     if (!(err instanceof QueueFullError)) throw err;
+   *     await analytics.waitForRoom();
+   *     analytics.track(call);
+   *   }
+   *
+   * Room is not reserved: with several callers waiting, one may find the queue full again.
+   */
+  waitForRoom(): Promise<void> {
+    return this.pipeline.waitForRoom();
+  }
+
+  /**
    * Refuses further calls (ClientClosedError), sends everything queued, then disconnects.
    * Resolves once all of it is acknowledged; rejects with MessagesNotDeliveredError (with the
    * count) when some of it could not be. Idempotent.
@@ -183,6 +205,7 @@ export class Analytics {
 
   private async shutdown(): Promise<void> {
     const droppedBefore = this.pipeline.dropped;
+    this.pipeline.closing();
     let cause: unknown;
     try {
       await this.pipeline.flush();

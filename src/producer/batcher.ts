@@ -64,6 +64,8 @@ export class Batcher<P> {
   private waiters: Waiter[] = [];
   private stopped = false;
   private idleWaiters: (() => void)[] = [];
+  private roomWaiters: (() => void)[] = [];
+  private roomWakeScheduled = false;
   private droppedCount = 0;
   private readonly batchOverheadBytes: number;
   private readonly itemOverheadBytes: number;
@@ -87,6 +89,18 @@ export class Batcher<P> {
   /** Throws QueueFullError when a call could not be queued now. */
   assertRoom(): void {
     if (this.size >= this.options.maxQueuedMessages) throw new QueueFullError(this.options.maxQueuedMessages);
+  }
+
+  /**
+   * Resolves once a call can be queued (fewer than `maxQueuedMessages` held), or once the batcher
+   * stopped. Waiters are woken after the batch that freed the room was acknowledged or dropped
+   * and the next one was handed to `send`, in the next turn of the event loop: the transport
+   * writes that batch before the caller fills the queue again, so the caller's work overlaps the
+   * round trip instead of adding to it.
+   */
+  waitForRoom(): Promise<void> {
+    if (this.hasRoom()) return Promise.resolve();
+    return new Promise((resolve) => this.roomWaiters.push(resolve));
   }
 
   enqueue(payload: P, bytes: number): void {
@@ -120,6 +134,7 @@ export class Batcher<P> {
     this.stopped = true;
     this.cancelTimer?.();
     this.cancelTimer = undefined;
+    this.wakeRoomWaiters();
   }
 
   /** Resolves once no batch is in flight. */
@@ -186,6 +201,19 @@ export class Batcher<P> {
     );
   }
 
+  private hasRoom(): boolean {
+    return this.stopped || this.size < this.options.maxQueuedMessages;
+  }
+
+  private wakeRoomWaiters(): void {
+    if (this.roomWaiters.length === 0 || this.roomWakeScheduled) return;
+    this.roomWakeScheduled = true;
+    setImmediate(() => {
+      this.roomWakeScheduled = false;
+      if (this.hasRoom()) for (const resolve of this.roomWaiters.splice(0)) resolve();
+    });
+  }
+
   private landed(): void {
     this.inFlight = undefined;
     for (const resolve of this.idleWaiters.splice(0)) resolve();
@@ -203,6 +231,7 @@ export class Batcher<P> {
       (w) => w.resolve(),
     );
     this.pump();
+    this.wakeRoomWaiters();
   }
 
   private failed(batch: Item<P>[], err: Error): void {
@@ -222,6 +251,7 @@ export class Batcher<P> {
     if (!willRetry) {
       this.droppedCount += batch.length;
       this.pump();
+      this.wakeRoomWaiters();
       return;
     }
     // Back at the head, in order; nothing more is sent until the next flush.

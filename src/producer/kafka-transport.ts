@@ -60,7 +60,11 @@ export async function connectKafkaTransport(
       clock,
       catchUpTimeoutMs: connection.connectTimeoutMs,
     });
-    lifecycle.onStop('catalog', () => source.stop());
+    // Needed by `prepare` only (is the source still accepting?): it stops as soon as close()
+    // begins, while the queue is sent, so close() does not also wait for its fetch to return.
+    let sourceStopped: Promise<void> | undefined;
+    const stopSource = () => (sourceStopped ??= source.stop());
+    lifecycle.onStop('catalog', stopSource);
 
     const producer = kafka.producer({
       idempotent: true,
@@ -97,6 +101,10 @@ export async function connectKafkaTransport(
         };
       },
       send: (batch) => batching.send(batch),
+      closing: () => {
+        // Errors surface (logged) when close() awaits the same stop.
+        stopSource().catch(() => undefined);
+      },
       close: () => lifecycle.stop(),
     };
   } catch (err) {

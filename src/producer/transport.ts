@@ -25,5 +25,10 @@ export interface Transport<P> {
   prepare(raw: RawMessage): Prepared<P>;
   /** Resolves once the whole batch is acknowledged. */
   send(batch: P[]): Promise<void>;
+  /**
+   * `close()` of the client began: `prepare` will not be called again, `send` will, until the
+   * queue is sent. The transport may let go of what only `prepare` needed meanwhile.
+   */
+  closing?(): void;
   close(): Promise<void>;
 }

@@ -47,7 +47,7 @@ function setup(options: CommonOptions = {}) {
       }
     }
   };
-  return { time, sent, analytics, ackAll };
+  return { time, sent, analytics, ackAll, transport };
 }
 
 describe('Analytics', () => {
@@ -165,6 +165,64 @@ describe('Analytics', () => {
     await ackAll();
     expect(analytics.queued).toBe(1);
     expect(() => analytics.track({ userId: 'u', event: 'fits' })).not.toThrow();
+  });
+
+  it('waitForRoom() answers QueueFullError: a caller that awaits it gets every call queued and sent, in order', async () => {
+    const { analytics, sent } = setup({ maxQueuedMessages: 4, flushAt: 2 });
+    const acker = setInterval(() => {
+      for (const s of sent.filter((x) => !('done' in x))) {
+        Object.assign(s, { done: true });
+        s.ack();
+      }
+    }, 1);
+    try {
+      let waits = 0;
+      for (let i = 0; i < 20; i++) {
+        for (;;) {
+          try {
+            analytics.track({ userId: 'u', event: `e${i}` });
+            break;
+          } catch (err) {
+            if (!(err instanceof QueueFullError)) throw err;
+            waits++;
+            await analytics.waitForRoom();
+          }
+        }
+      }
+      await analytics.close();
+      expect(waits).toBeGreaterThan(0);
+      expect(sent.flatMap((s) => s.events.map((e) => (e as { event?: string }).event))).toEqual(
+        Array.from({ length: 20 }, (_, i) => `e${i}`),
+      );
+    } finally {
+      clearInterval(acker);
+    }
+  });
+
+  it('waitForRoom() settles while close() sends the queue, and the next call says the client is closed', async () => {
+    const { analytics, ackAll } = setup({ maxQueuedMessages: 2, flushAt: 2 });
+    analytics.track({ userId: 'u', event: 'a' });
+    analytics.track({ userId: 'u', event: 'b' });
+    const room = analytics.waitForRoom();
+    const closed = analytics.close();
+    await ackAll();
+    await closed;
+    await room;
+    expect(() => analytics.track({ userId: 'u', event: 'late' })).toThrow(ClientClosedError);
+  });
+
+  it('close() tells the transport at once that no call will be prepared, while the queue is still sent', async () => {
+    const { analytics, sent, ackAll, transport } = setup({ flushAt: 10 });
+    const closing = jest.fn();
+    transport.closing = closing;
+    analytics.track({ userId: 'u', event: 'a' });
+    const closed = analytics.close();
+    expect(closing).toHaveBeenCalledTimes(1);
+    await settle();
+    expect(sent).toHaveLength(1); // sent after closing() was called, and not yet acknowledged
+    await ackAll();
+    await closed;
+    expect(closing).toHaveBeenCalledTimes(1);
   });
 
   it('close() sends everything queued, resolves on acknowledgement, and refuses later calls', async () => {

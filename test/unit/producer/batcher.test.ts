@@ -214,4 +214,63 @@ describe('Batcher', () => {
     await ackNext();
     await waiting;
   });
+
+  describe('waitForRoom()', () => {
+    /** Whether the promise settled once pending callbacks (the wake-up's turn included) ran. */
+    const settledYet = async (promise: Promise<unknown>) => {
+      let done = false;
+      void promise.then(() => (done = true));
+      await settle();
+      await settle();
+      return done;
+    };
+
+    it('resolves at once while the queue has room', async () => {
+      const { add, batcher } = setup({ maxQueuedMessages: 5, flushAt: 3 });
+      add(4);
+      await expect(settledYet(batcher.waitForRoom())).resolves.toBe(true);
+    });
+
+    it('waits while the queue is full, and wakes once a batch is acknowledged and the next one sent', async () => {
+      const { add, batcher, sent, ackNext } = setup({ maxQueuedMessages: 6, flushAt: 3 });
+      add(6); // 3 in flight, 3 queued
+      let sentWhenWoken = -1;
+      const room = batcher.waitForRoom().then(() => (sentWhenWoken = sent.length));
+      expect(await settledYet(room)).toBe(false);
+      await ackNext();
+      await room;
+      expect(sentWhenWoken).toBe(2); // the next batch went out before the caller woke
+      expect(() => batcher.enqueue('fits', 10)).not.toThrow();
+    });
+
+    it('wakes when a batch that failed for good is dropped', async () => {
+      const { add, batcher, sent } = setup({ maxQueuedMessages: 3, flushAt: 3 });
+      add(3);
+      const room = batcher.waitForRoom();
+      sent[0]!.fail(new Error('record too large'));
+      expect(await settledYet(room)).toBe(true);
+      expect(batcher.size).toBe(0);
+    });
+
+    it('keeps waiting while a batch that failed retriably is queued again, until it is sent', async () => {
+      const { add, batcher, sent, time, ackNext } = setup({ maxQueuedMessages: 3, flushAt: 3 });
+      add(3);
+      const room = batcher.waitForRoom();
+      sent[0]!.fail(new KafkaUnavailableError('broker away'));
+      Object.assign(sent[0]!, { done: true });
+      expect(await settledYet(room)).toBe(false);
+      time.advance(5_000); // the flush timer sends it again
+      expect(sent).toHaveLength(2);
+      await ackNext();
+      expect(await settledYet(room)).toBe(true);
+    });
+
+    it('wakes every waiter when the batcher stops', async () => {
+      const { add, batcher } = setup({ maxQueuedMessages: 3, flushAt: 3 });
+      add(3);
+      const rooms = [batcher.waitForRoom(), batcher.waitForRoom()];
+      batcher.stop();
+      await expect(settledYet(Promise.all(rooms).then(() => undefined))).resolves.toBe(true);
+    });
+  });
 });
