@@ -4,7 +4,7 @@ import type { Clock } from '../core/clock';
 import { decodeAttempt } from '../records/delivery-attempt';
 import type { Logger } from '../observability/logger';
 import { AttemptLog } from './attempt-log';
-import { startIndexer } from '../kafka/indexer';
+import { startFollower, type FollowedRecord } from '../kafka/follower';
 
 export interface AttemptIndexOptions {
   kafka: Kafka;
@@ -31,19 +31,41 @@ export interface AttemptIndex {
  * Recent delivery attempts per destination, read from the attempts topic: at start from
  * `windowMs` ago (by record time), then live, with a private group that never commits. "Recent"
  * is the contract: an attempt shows up shortly after it was made, not at once.
+ *
+ * Records are kept by their key (the destination id) as bytes, and decoded when a query reads
+ * them: reading costs each process little more than the Kafka client's own work per record.
  */
 export async function startAttemptIndex(options: AttemptIndexOptions): Promise<AttemptIndex> {
   const { avro } = options;
-  const log = new AttemptLog({ perDestination: options.perDestination });
-  const indexer = await startIndexer({
+  const logger = options.logger.child({ component: 'attempt-index' });
+  const log = new AttemptLog({
+    perDestination: options.perDestination,
+    decode: (bytes) => decodeAttempt(avro, Buffer.from(bytes, 'latin1')),
+    onUndecodable: (err) => logger.warn({ reason: err.message }, 'left out an undecodable attempt record'),
+  });
+  const follower = await startFollower({
     kafka: options.kafka,
     admin: options.admin,
     topic: options.topic,
     groupIdPrefix: `${options.clientId}-attempt-index`,
     sinceMs: options.clock.now() - options.windowMs,
-    logger: options.logger.child({ component: 'attempt-index' }),
-    decode: (record) => decodeAttempt(avro, record.value),
-    apply: (_record, entry) => log.add(entry),
+    logger,
+    handleBatch: async (records) => {
+      for (const record of records) keep(log, record, logger);
+    },
   });
-  return { log, stop: indexer.stop };
+  return { log, stop: follower.stop };
+}
+
+function keep(log: AttemptLog, record: FollowedRecord, logger: Logger): void {
+  const { key, value } = record;
+  if (key === null || key.length === 0 || value === null) {
+    const reason = value === null ? 'empty record value' : 'record without a key';
+    logger.warn({ partition: record.partition, offset: record.offset, reason }, 'skipping unreadable record');
+    return;
+  }
+  // Kept as a one-byte string (latin1 maps each byte to one character and back): a copy of its
+  // own, where the client's value is a view of the whole fetch response, and a plain heap
+  // object, lighter to make and to collect than a buffer with memory of its own.
+  log.addRecord(key.toString('utf8'), value.toString('latin1'));
 }

@@ -1,5 +1,5 @@
 import { catalogHttpError } from '../catalog';
-import { HooklineError } from '../core/errors';
+import { HooklineError, RegistryUnavailableError } from '../core/errors';
 import { HttpError } from '../http/respond';
 
 /** No dead letter with this task id (or undecodable-record id) on the dead-letter topic. */
@@ -66,7 +66,11 @@ export function toOperationsHttpError(err: unknown): unknown {
   }
   if (err instanceof DestinationDisabledError) return new HttpError(409, err.code, err.message);
   if (err instanceof TooManyReplaysError) return new HttpError(429, err.code, err.message);
-  if (err instanceof DlqIndexLoadingError || err instanceof OperationsStoppedError) {
+  if (
+    err instanceof DlqIndexLoadingError ||
+    err instanceof OperationsStoppedError ||
+    err instanceof RegistryUnavailableError // decoding attempts a query reads
+  ) {
     return new HttpError(503, err.code, err.message);
   }
   return catalogHttpError(err);

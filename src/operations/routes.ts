@@ -75,13 +75,13 @@ function operationsHandlers(options: OperationsRoutesOptions): Record<Operations
       });
       sendJson(res, 200, redriveResultView(result));
     },
-    listAttempts: ({ params, url, res }) => {
+    listAttempts: async ({ params, url, res }) => {
       const destinationId = params.id!;
       const query = validated(attemptQuerySchema, Object.fromEntries(url.searchParams));
       if (!catalog.destination(destinationId) && !attempts.has(destinationId)) {
         throw new CatalogNotFoundError('destination', destinationId);
       }
-      const found = attempts.query(destinationId, query);
+      const found = await attempts.query(destinationId, query);
       sendJson(res, 200, { destinationId, attempts: found.map(attemptView) });
     },
     replayDestination: async (ctx) => {

@@ -1,5 +1,23 @@
+import { RegistryUnavailableError, UndecodableRecordError } from '../../../src/core/errors';
 import { AttemptLog } from '../../../src/operations/attempt-log';
 import type { AttemptEntry } from '../../../src/records/delivery-attempt';
+
+/** A log whose records are JSON (the real one's are Avro: records/delivery-attempt.ts). */
+function jsonLog(perDestination: number, undecodable: unknown[] = []) {
+  const log = new AttemptLog({
+    perDestination,
+    decode: async (bytes) => {
+      const text = Buffer.from(bytes, 'latin1').toString('utf8');
+      if (text === 'registry away') throw new RegistryUnavailableError('registry away');
+      if (!text.startsWith('{')) throw new UndecodableRecordError(`not an attempt: ${text}`);
+      return JSON.parse(text) as AttemptEntry;
+    },
+    onUndecodable: (err) => undecodable.push(err),
+  });
+  const add = (entry: AttemptEntry) =>
+    log.addRecord(entry.destinationId, Buffer.from(JSON.stringify(entry)).toString('latin1'));
+  return { log, add };
+}
 
 function attempt(n: number, overrides: Partial<AttemptEntry> = {}): AttemptEntry {
   return {
@@ -18,13 +36,13 @@ function attempt(n: number, overrides: Partial<AttemptEntry> = {}): AttemptEntry
 }
 
 describe('AttemptLog', () => {
-  it('keeps the last N attempts per destination, newest first', () => {
-    const log = new AttemptLog({ perDestination: 3 });
-    for (let n = 1; n <= 5; n++) log.add(attempt(n));
-    log.add(attempt(6, { destinationId: 'dst_b' }));
-    expect(log.query('dst_a', { limit: 10 }).map((a) => a.messageId)).toEqual(['m5', 'm4', 'm3']);
-    expect(log.query('dst_b', { limit: 10 }).map((a) => a.messageId)).toEqual(['m6']);
-    expect(log.query('dst_none', { limit: 10 })).toEqual([]);
+  it('keeps the last N attempts per destination, newest first', async () => {
+    const { log, add } = jsonLog(3);
+    for (let n = 1; n <= 5; n++) add(attempt(n));
+    add(attempt(6, { destinationId: 'dst_b' }));
+    expect((await log.query('dst_a', { limit: 10 })).map((a) => a.messageId)).toEqual(['m5', 'm4', 'm3']);
+    expect((await log.query('dst_b', { limit: 10 })).map((a) => a.messageId)).toEqual(['m6']);
+    expect(await log.query('dst_none', { limit: 10 })).toEqual([]);
     expect(log.has('dst_b')).toBe(true);
     expect(log.destinationCount).toBe(2);
   });
@@ -34,21 +52,45 @@ describe('AttemptLog', () => {
     ['an outcome', { outcome: 'dead_lettered' as const }, ['m3/1']],
     ['both', { messageId: 'm2', outcome: 'retry_scheduled' as const }, ['m2/1']],
     ['a limit', { limit: 2 }, ['m3/1', 'm2/2']],
-  ])('filters by %s', (_case, query, expected) => {
-    const log = new AttemptLog({ perDestination: 10 });
-    log.add(attempt(1));
-    log.add(attempt(2, { outcome: 'retry_scheduled', detail: '10s' }));
-    log.add(attempt(2, { attempt: 2, atMs: 2_500 }));
-    log.add(attempt(3, { outcome: 'dead_lettered', detail: 'http_410' }));
-    const found = log.query('dst_a', { limit: 10, ...query });
+  ])('filters by %s', async (_case, query, expected) => {
+    const { log, add } = jsonLog(10);
+    add(attempt(1));
+    add(attempt(2, { outcome: 'retry_scheduled', detail: '10s' }));
+    add(attempt(2, { attempt: 2, atMs: 2_500 }));
+    add(attempt(3, { outcome: 'dead_lettered', detail: 'http_410' }));
+    const found = await log.query('dst_a', { limit: 10, ...query });
     expect(found.map((a) => `${a.messageId}/${a.attempt}`)).toEqual(expected);
   });
 
-  it('orders by attempt time, then by arrival', () => {
-    const log = new AttemptLog({ perDestination: 10 });
+  it('orders by attempt time, then by arrival', async () => {
+    const { log, add } = jsonLog(10);
+    add(attempt(2));
+    add(attempt(1));
+    add(attempt(9, { atMs: 2_000 }));
+    expect((await log.query('dst_a', { limit: 10 })).map((a) => a.messageId)).toEqual(['m9', 'm2', 'm1']);
+  });
+
+  it('mixes kept records and entries added decoded', async () => {
+    const { log, add } = jsonLog(10);
+    add(attempt(1));
     log.add(attempt(2));
-    log.add(attempt(1));
-    log.add(attempt(9, { atMs: 2_000 }));
-    expect(log.query('dst_a', { limit: 10 }).map((a) => a.messageId)).toEqual(['m9', 'm2', 'm1']);
+    expect((await log.query('dst_a', { limit: 10 })).map((a) => a.messageId)).toEqual(['m2', 'm1']);
+  });
+
+  it('leaves an undecodable record out of the answer, and says so', async () => {
+    const undecodable: unknown[] = [];
+    const { log, add } = jsonLog(10, undecodable);
+    add(attempt(1));
+    log.addRecord('dst_a', 'garbage');
+    add(attempt(2));
+    expect((await log.query('dst_a', { limit: 10 })).map((a) => a.messageId)).toEqual(['m2', 'm1']);
+    expect(undecodable).toEqual([expect.any(UndecodableRecordError)]);
+  });
+
+  it('fails the query when a record cannot be decoded now (registry away), rather than leave it out', async () => {
+    const { log, add } = jsonLog(10);
+    add(attempt(1));
+    log.addRecord('dst_a', 'registry away');
+    await expect(log.query('dst_a', { limit: 10 })).rejects.toBeInstanceOf(RegistryUnavailableError);
   });
 });

@@ -3,6 +3,7 @@ import type { CatalogView } from '../../../src/records/catalog-model';
 import { createHttpServer, type HttpServer } from '../../../src/http/server';
 import { Router } from '../../../src/http/router';
 import { silentLogger } from '../../../src/observability/logger';
+import { RegistryUnavailableError } from '../../../src/core/errors';
 import { AttemptLog } from '../../../src/operations/attempt-log';
 import type { DlqIndex } from '../../../src/operations/dlq-index';
 import type { Redriver } from '../../../src/operations/redrive';
@@ -19,6 +20,11 @@ describe('operations routes', () => {
   let ready = false;
   const redrives: unknown[] = [];
 
+  const attempts = new AttemptLog({
+    perDestination: 10,
+    decode: () => Promise.reject(new RegistryUnavailableError('schema registry unreachable')),
+  });
+
   beforeAll(async () => {
     const router = new Router();
     const state = newStore();
@@ -32,7 +38,7 @@ describe('operations routes', () => {
     } as unknown as Redriver;
     const routes = operationsRoutes({
       dlq,
-      attempts: new AttemptLog({ perDestination: 10 }),
+      attempts,
       redriver,
       replays: {} as Replays,
       catalog: { destination: () => undefined } as unknown as CatalogView,
@@ -69,6 +75,14 @@ describe('operations routes', () => {
     const res = await call('GET', '/api/v1/dead-letters', { token: 'wrong' });
     expect(res).toMatchObject({ status: 401, body: { error: 'unauthorized' } });
     expect(res.headers.get('www-authenticate')).toBe('Bearer realm="hookline-admin"');
+  });
+
+  it('answers 503 when the attempts asked for cannot be decoded now (registry away)', async () => {
+    attempts.addRecord('dst_kept', 'an attempt record');
+    expect(await call('GET', '/api/v1/destinations/dst_kept/attempts')).toMatchObject({
+      status: 503,
+      body: { error: 'registry_unavailable' },
+    });
   });
 
   it('answers 503 dlq_index_loading until the dead-letter topic is read, then lists', async () => {
