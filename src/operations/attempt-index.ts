@@ -32,8 +32,8 @@ export interface AttemptIndex {
  * `windowMs` ago (by record time), then live, with a private group that never commits. "Recent"
  * is the contract: an attempt shows up shortly after it was made, not at once.
  *
- * Records are kept by their key (the destination id) as bytes, and decoded when a query reads
- * them: reading costs each process little more than the Kafka client's own work per record.
+ * Records are kept undecoded by their key (the destination id), and decoded when a query reads
+ * them: following the topic costs each process little more than the Kafka client's own work.
  */
 export async function startAttemptIndex(options: AttemptIndexOptions): Promise<AttemptIndex> {
   const { avro } = options;

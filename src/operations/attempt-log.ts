@@ -8,26 +8,23 @@ export interface AttemptQuery {
 }
 
 /**
- * An attempt as kept: its record's bytes as a latin1 string (one character per byte), decoded only
- * when a query reads them; or an entry.
+ * The last `capacity` attempt records of one destination, overwriting the oldest. Each is kept as
+ * its bytes in a latin1 string (one character per byte).
  */
-type Kept = string | AttemptEntry;
-
-/** The last `capacity` attempts of one destination, overwriting the oldest. */
 class Ring {
-  private readonly items: Kept[] = [];
+  private readonly items: string[] = [];
   private next = 0;
 
   constructor(private readonly capacity: number) {}
 
-  add(item: Kept): void {
+  add(item: string): void {
     if (this.items.length < this.capacity) this.items.push(item);
     else this.items[this.next] = item;
     this.next = (this.next + 1) % this.capacity;
   }
 
   /** Oldest first. */
-  all(): Kept[] {
+  all(): string[] {
     return this.items.length < this.capacity
       ? [...this.items]
       : [...this.items.slice(this.next), ...this.items.slice(0, this.next)];
@@ -38,9 +35,9 @@ export interface AttemptLogOptions {
   /** Attempts kept per destination. */
   perDestination: number;
   /**
-   * A kept record (its bytes as a latin1 string) → its entry. Rejects with UndecodableRecordError for a record that
-   * cannot be decoded (left out of the answer), with another error when decoding could not be
-   * tried now (the registry is away: the query fails with it).
+   * A kept record (its bytes as a latin1 string) → its entry. Rejects with UndecodableRecordError
+   * for a record that cannot be decoded (left out of the answer), with another error when
+   * decoding could not be tried now (the registry is away: the query fails with it).
    */
   decode(bytes: string): Promise<AttemptEntry>;
   /** Told of each record a query left out as undecodable. */
@@ -63,10 +60,6 @@ export class AttemptLog {
   /** Keeps an attempt record's value, given as a latin1 string of its bytes. */
   addRecord(destinationId: string, bytes: string): void {
     this.ring(destinationId).add(bytes);
-  }
-
-  add(entry: AttemptEntry): void {
-    this.ring(entry.destinationId).add(entry);
   }
 
   has(destinationId: string): boolean {
@@ -100,10 +93,9 @@ export class AttemptLog {
     return ring;
   }
 
-  private async entry(item: Kept): Promise<AttemptEntry | undefined> {
-    if (typeof item !== 'string') return item;
+  private async entry(bytes: string): Promise<AttemptEntry | undefined> {
     try {
-      return await this.options.decode(item);
+      return await this.options.decode(bytes);
     } catch (err) {
       if (!(err instanceof UndecodableRecordError)) throw err;
       this.options.onUndecodable?.(err);

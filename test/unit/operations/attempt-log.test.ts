@@ -70,13 +70,6 @@ describe('AttemptLog', () => {
     expect((await log.query('dst_a', { limit: 10 })).map((a) => a.messageId)).toEqual(['m9', 'm2', 'm1']);
   });
 
-  it('mixes kept records and entries added decoded', async () => {
-    const { log, add } = jsonLog(10);
-    add(attempt(1));
-    log.add(attempt(2));
-    expect((await log.query('dst_a', { limit: 10 })).map((a) => a.messageId)).toEqual(['m2', 'm1']);
-  });
-
   it('leaves an undecodable record out of the answer, and says so', async () => {
     const undecodable: unknown[] = [];
     const { log, add } = jsonLog(10, undecodable);
