@@ -178,16 +178,16 @@ export class Analytics {
 
   /**
    * Resolves once a call can be queued again: at once when the queue has room, else as soon as a
-   * batch is acknowledged (or dropped) and frees some, or when the client closes. The way to
-   * answer QueueFullError without waiting for everything queued to be sent, as `flush()` does:
+   * batch is acknowledged (or dropped) and frees some, or once the client has closed. The way to
+   * answer QueueFullError without waiting for everything queued to be sent, as `flush()` does.
+   * Room is not reserved (another caller may take it first), so make the call again in a loop:
    *
-   *   try { analytics.track(call); } catch (err) {
-   *     if (!(err instanceof QueueFullError)) throw err;
-   *     await analytics.waitForRoom();
-   *     analytics.track(call);
+   *   for (;;) {
+   *     try { analytics.track(call); break; } catch (err) {
+   *       if (!(err instanceof QueueFullError)) throw err;
+   *       await analytics.waitForRoom();
+   *     }
    *   }
-   *
-   * Room is not reserved: with several callers waiting, one may find the queue full again.
    */
   waitForRoom(): Promise<void> {
     return this.pipeline.waitForRoom();
