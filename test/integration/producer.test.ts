@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { stringifyJson } from '../../src/events/json';
-import { ClientClosedError, MAX_BATCH_BYTES, MessageTooLargeError } from '../../src/producer';
+import { ClientClosedError, MAX_BATCH_BYTES, MessageTooLargeError, QueueFullError } from '../../src/producer';
 import { eventually } from '../support/eventually';
 import { ManualTime } from '../unit/producer/manual-time';
 import { useProducerHarness } from '../support/producer-harness';
@@ -180,5 +180,32 @@ describe('producer library', () => {
     expect(analytics.queued).toBe(0);
     expect(() => analytics.track({ userId: 'u', event: 'late' })).toThrow(ClientClosedError);
     await waitForEvents(ids);
+  });
+
+  it('a caller that answers QueueFullError with waitForRoom() gets every call written, in order', async () => {
+    const source = await createSource();
+    const analytics = await connect(source.writeKey, { flushAt: 10, maxQueuedMessages: 40 });
+    const ids: string[] = [];
+    let waits = 0;
+    for (let i = 0; i < 400; i++) {
+      for (;;) {
+        try {
+          ids.push(analytics.track({ userId: 'one-user', event: 'paced', properties: { i } }));
+          break;
+        } catch (err) {
+          if (!(err instanceof QueueFullError)) throw err;
+          waits++;
+          await analytics.waitForRoom();
+        }
+      }
+    }
+    await analytics.close();
+    expect(waits).toBeGreaterThan(0);
+    await waitForEvents(ids);
+    // One user, one partition: the events topic holds them in the order of the calls.
+    const wanted = new Set(ids);
+    expect(h.consumed.filter((c) => wanted.has(c.event.messageId)).map((c) => c.event.messageId)).toEqual(
+      ids,
+    );
   });
 });
