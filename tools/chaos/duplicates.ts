@@ -36,6 +36,13 @@ export interface FaultDuplicates {
   firstAtMs?: { min: number; max: number };
 }
 
+/**
+ * A kill is recorded when the signal is sent; a request the killed process had already written
+ * reaches its receiver a moment later. First deliveries up to this long after a kill count as made
+ * before it (their age at the fault is 0).
+ */
+export const KILL_LANDING_MS = 100;
+
 /** Age buckets (ms) the run's duplicates fall in: ≤ 0.5 s, ≤ 1 s, ≤ 3 s, ≤ 6 s, more. */
 export const AGE_BUCKETS_MS = [500, 1_000, 3_000, 6_000, Infinity] as const;
 
@@ -65,7 +72,7 @@ export function duplicateCauses(
       if (!fault) unexplained.push({ firstAtMs, gapMs: d.atMs - firstAtMs });
       let list = ages.get(fault);
       if (!list) ages.set(fault, (list = []));
-      const ageMs = fault ? fault.atMs - firstAtMs : 0;
+      const ageMs = fault ? Math.max(0, fault.atMs - firstAtMs) : 0;
       list.push(ageMs);
       if (fault) byAge[AGE_BUCKETS_MS.findIndex((limit) => ageMs <= limit)]!++;
     }
@@ -94,11 +101,12 @@ export function duplicateCauses(
   return { byFault, byAge };
 }
 
-function lastBetween(sorted: readonly Fault[], fromMs: number, toMs: number): Fault | undefined {
+/** The last kill from just before the first delivery (KILL_LANDING_MS) up to the repeat. */
+function lastBetween(sorted: readonly Fault[], firstAtMs: number, repeatAtMs: number): Fault | undefined {
   let found: Fault | undefined;
   for (const f of sorted) {
-    if (f.atMs > toMs) break;
-    if (f.atMs >= fromMs) found = f;
+    if (f.atMs > repeatAtMs) break;
+    if (f.atMs >= firstAtMs - KILL_LANDING_MS) found = f;
   }
   return found;
 }

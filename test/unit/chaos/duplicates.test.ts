@@ -45,6 +45,28 @@ describe('duplicateCauses', () => {
     expect(causes.byAge).toEqual([1, 1, 0, 1, 0]);
   });
 
+  it('lays a first delivery that arrived just after a kill (its request already on the wire) at that kill', () => {
+    const causes = duplicateCauses(
+      [
+        [
+          { messageId: 'a', atMs: 1_040 }, // 40 ms after the SIGKILL: written before it
+          { messageId: 'a', atMs: 3_000 },
+          { messageId: 'b', atMs: 1_300 }, // 300 ms after: made by a live process
+          { messageId: 'b', atMs: 3_000 },
+        ],
+      ],
+      faults,
+    );
+    expect(causes.byFault).toEqual([
+      { what: 'SIGKILL worker-1', atMs: 1_000, duplicates: 1, ageMs: { p50: 0, p90: 0, max: 0 } },
+      expect.objectContaining({
+        what: 'no fault between',
+        duplicates: 1,
+        firstAtMs: { min: 1_300, max: 1_300 },
+      }),
+    ]);
+  });
+
   it('counts no duplicate when every event arrived once', () => {
     expect(duplicateCauses([[{ messageId: 'a', atMs: 1 }]], faults)).toEqual({
       byFault: [],
