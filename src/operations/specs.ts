@@ -84,6 +84,10 @@ export const OPERATIONS_ROUTES = {
       responses: {
         200: { description: 'The matching attempts.', schema: attemptListSchema },
         404: { description: 'Unknown destination with no recorded attempts (destination_not_found).' },
+        503: {
+          description:
+            'The schema registry did not answer while the attempts were decoded (registry_unavailable); try again.',
+        },
       },
     },
   },
