@@ -50,6 +50,12 @@ export interface DeliveredLookupOptions {
   logger: Logger;
 }
 
+/** What the attempt records of one partition say was delivered from it. */
+interface Claims {
+  /** Per offset, the destinations it was delivered to and when (Kafka record time, ms). */
+  byOffset: Map<number, { destinations: string[]; atMs: number }>;
+}
+
 /**
  * Which task records a crashed worker delivered without committing them: the offsets of a
  * partition taken over unreleased (handover.ts) that delivered attempt records of the last
@@ -58,9 +64,16 @@ export interface DeliveredLookupOptions {
  * within a couple of seconds of each other (a worker's partitions are taken over together) share
  * one read. A record missed (older, or written after the read) is delivered again: a duplicate,
  * never a loss.
+ *
+ * An attempt record names its task by topic, partition and offset only, which a topic deleted
+ * and created again reuses. A task is written before it is delivered, so an attempt record older
+ * than every record of the partition as it stands cannot be about one of them: such claims are
+ * left out (`trusted`), and a topic created again after its deliveries skips nothing, unless a
+ * host's clock runs ahead by more than the time between the two topics' records. Clocks that
+ * disagree otherwise cost duplicates only.
  */
 export class DeliveredLookup {
-  private shared: { atMs: number; read: Promise<Map<string, Map<number, string[]>>> } | undefined;
+  private shared: { atMs: number; read: Promise<Map<string, Claims>> } | undefined;
 
   constructor(private readonly options: DeliveredLookupOptions) {}
 
@@ -82,12 +95,57 @@ export class DeliveredLookup {
         if (this.shared?.read === read) this.shared = undefined; // not kept: the next takeover reads again
       });
     }
-    return (await this.shared.read).get(`${topic}:${partition}`) ?? new Map();
+    const claims = (await this.shared.read).get(`${topic}:${partition}`);
+    return claims ? this.trusted(topic, partition, claims) : new Map();
   }
 
-  private async read(sinceMs: number): Promise<Map<string, Map<number, string[]>>> {
+  /**
+   * The claims whose attempt record is not older than every record of the partition (see above).
+   * The partition's oldest record time is found by asking Kafka for the first offset written after
+   * a claim's time: when that is the log start, every record is later. One question when no claim
+   * is that old, a binary search over the claims' times otherwise.
+   */
+  private async trusted(topic: string, partition: number, claims: Claims): Promise<Map<number, string[]>> {
+    const { admin, logger } = this.options;
+    const watermarks = (await admin.fetchTopicOffsets(topic)).find((o) => o.partition === partition);
+    if (!watermarks) throw new Error(`${topic} has no partition ${partition}`);
+    const low = Number(watermarks.low);
+    const olderThanLog = async (atMs: number) => {
+      const found = (await admin.fetchTopicOffsetsByTimestamp(topic, atMs + 1)).find(
+        (o) => o.partition === partition,
+      );
+      if (!found) throw new Error(`${topic} has no partition ${partition}`);
+      return Number(found.offset) <= low;
+    };
+    const times = [...new Set([...claims.byOffset.values()].map((c) => c.atMs))].sort((a, b) => a - b);
+    // The number of claim times older than the log: times[0, older) are, times[older, …) are not.
+    let older = 0;
+    if (await olderThanLog(times[0]!)) {
+      let lo = 1;
+      let hi = times.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if (await olderThanLog(times[mid]!)) lo = mid + 1;
+        else hi = mid;
+      }
+      older = lo;
+    }
+    const trustedFrom = older < times.length ? times[older]! : Infinity;
+    const kept = new Map<number, string[]>();
+    for (const [offset, claim] of claims.byOffset)
+      if (claim.atMs >= trustedFrom) kept.set(offset, claim.destinations);
+    if (kept.size < claims.byOffset.size) {
+      logger.warn(
+        { topic, partition, ignored: claims.byOffset.size - kept.size },
+        'attempt records older than every record of the partition (the topic was created again?): their offsets are handled again',
+      );
+    }
+    return kept;
+  }
+
+  private async read(sinceMs: number): Promise<Map<string, Claims>> {
     const { kafka, admin, attemptsTopic, clientId, logger } = this.options;
-    const found = new Map<string, Map<number, string[]>>();
+    const found = new Map<string, Claims>();
     const follower = await startFollower({
       kafka,
       admin,
@@ -102,13 +160,17 @@ export class DeliveredLookup {
           const parsed = from === undefined ? undefined : parseDeliveredFrom(from);
           if (!parsed) continue;
           const key = `${parsed.topic}:${parsed.partition}`;
-          let offsets = found.get(key);
-          if (!offsets) found.set(key, (offsets = new Map()));
+          let claims = found.get(key);
+          if (!claims) found.set(key, (claims = { byOffset: new Map() }));
           // An attempt record is keyed by its destination.
           const destinationId = record.key?.toString() ?? '';
-          const destinations = offsets.get(parsed.offset);
-          if (destinations) destinations.push(destinationId);
-          else offsets.set(parsed.offset, [destinationId]);
+          const claim = claims.byOffset.get(parsed.offset);
+          if (!claim)
+            claims.byOffset.set(parsed.offset, { destinations: [destinationId], atMs: record.timestampMs });
+          else {
+            claim.destinations.push(destinationId);
+            claim.atMs = Math.min(claim.atMs, record.timestampMs);
+          }
         }
       },
     });

@@ -126,4 +126,61 @@ describe('ConcurrentConsumer: taking over a partition whose previous owner deliv
     ]);
     await producer.disconnect();
   });
+
+  it('takes no attempt record older than every record of the partition as its own (a topic created again)', async () => {
+    const prefix = uniquePrefix();
+    const topic = `${prefix}.events`;
+    const attemptsTopic = `${prefix}.attempts`;
+    await admin.createTopics({
+      topics: [
+        { topic, numPartitions: 2, replicationFactor: 1 },
+        { topic: attemptsTopic, numPartitions: 2, replicationFactor: 1 },
+      ],
+      waitForLeaders: true,
+    });
+    const producer = kafka.producer(producerSettings());
+    await producer.connect();
+    const startedMs = Date.now();
+    for (const partition of [0, 1])
+      await producer.send({
+        topic,
+        acks: -1,
+        messages: Array.from({ length: 5 }, (_, i) => ({ partition, value: `m${i}` })),
+      });
+    // Deliveries of the topic's earlier life, 30 s before any of its records, then real ones.
+    const attempt = (partition: number, offset: number, destination: string, atMs: number) => ({
+      key: destination,
+      value: 'attempt',
+      timestamp: String(atMs),
+      headers: { [DELIVERED_FROM_HEADER]: deliveredFrom(topic, partition, String(offset)) },
+    });
+    const before = startedMs - 30_000;
+    await producer.send({
+      topic: attemptsTopic,
+      acks: -1,
+      messages: [
+        attempt(0, 0, 'd-old', before),
+        attempt(0, 1, 'd-old', before + 1),
+        attempt(0, 2, 'd-old', before + 2),
+        attempt(1, 0, 'd-old', before),
+        attempt(1, 3, 'd-old', before + 3),
+        attempt(0, 3, 'd-now', Date.now()),
+        attempt(0, 4, 'd-now', Date.now()),
+      ],
+    });
+    const lookup = new DeliveredLookup({
+      kafka,
+      admin,
+      attemptsTopic,
+      clientId: `${prefix}-lookup`,
+      clock: systemClock,
+      logger: silentLogger(),
+    });
+    expect([...(await lookup.byOffset(topic, 0))].sort()).toEqual([
+      [3, ['d-now']],
+      [4, ['d-now']],
+    ]);
+    expect([...(await lookup.byOffset(topic, 1))]).toEqual([]);
+    await producer.disconnect();
+  });
 });
