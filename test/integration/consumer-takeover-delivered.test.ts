@@ -17,33 +17,38 @@ import { eventually } from '../support/eventually';
 describe('ConcurrentConsumer: taking over a partition whose previous owner delivered work it did not commit', () => {
   const { kafka, admin, consumers } = consumerSuite('takeover-delivered-test');
 
-  it('handles only what the attempt records do not show delivered', async () => {
-    const prefix = uniquePrefix();
-    const topic = `${prefix}.work`;
-    const attemptsTopic = `${prefix}.attempts`;
-    const groupId = `${topic}.group`;
+  /** A work topic of `partitions`, an attempts topic beside it, and a connected producer. */
+  async function topicsWithProducer(topic: string, partitions: number) {
+    const attemptsTopic = `${topic}-attempts`;
     await admin.createTopics({
       topics: [
-        { topic, numPartitions: 1, replicationFactor: 1 },
+        { topic, numPartitions: partitions, replicationFactor: 1 },
         { topic: attemptsTopic, numPartitions: 2, replicationFactor: 1 },
       ],
       waitForLeaders: true,
     });
     const producer = kafka.producer(producerSettings());
     await producer.connect();
-    const send = (values: string[]) =>
-      producer.send({ topic, acks: -1, messages: values.map((value) => ({ key: value, value })) });
-    await send(Array.from({ length: 10 }, (_, i) => `m${i}`));
-
     const lookup = () =>
       new DeliveredLookup({
         kafka,
         admin,
         attemptsTopic,
-        clientId: `${prefix}-lookup`,
+        clientId: `${topic}-lookup`,
         clock: systemClock,
         logger: silentLogger(),
       });
+    return { attemptsTopic, producer, lookup };
+  }
+
+  it('handles only what the attempt records do not show delivered', async () => {
+    const topic = `${uniquePrefix()}.work`;
+    const groupId = `${topic}.group`;
+    const { attemptsTopic, producer, lookup } = await topicsWithProducer(topic, 1);
+    const send = (values: string[]) =>
+      producer.send({ topic, acks: -1, messages: values.map((value) => ({ key: value, value })) });
+    await send(Array.from({ length: 10 }, (_, i) => `m${i}`));
+
     const handled: string[] = [];
     const member = (name: string, handle: (offset: string) => Promise<void>) => {
       const consumer = new ConcurrentConsumer({
@@ -128,18 +133,8 @@ describe('ConcurrentConsumer: taking over a partition whose previous owner deliv
   });
 
   it('takes no attempt record older than every record of the partition as its own (a topic created again)', async () => {
-    const prefix = uniquePrefix();
-    const topic = `${prefix}.events`;
-    const attemptsTopic = `${prefix}.attempts`;
-    await admin.createTopics({
-      topics: [
-        { topic, numPartitions: 2, replicationFactor: 1 },
-        { topic: attemptsTopic, numPartitions: 2, replicationFactor: 1 },
-      ],
-      waitForLeaders: true,
-    });
-    const producer = kafka.producer(producerSettings());
-    await producer.connect();
+    const topic = `${uniquePrefix()}.events`;
+    const { attemptsTopic, producer, lookup: newLookup } = await topicsWithProducer(topic, 2);
     const startedMs = Date.now();
     for (const partition of [0, 1])
       await producer.send({
@@ -168,14 +163,7 @@ describe('ConcurrentConsumer: taking over a partition whose previous owner deliv
         attempt(0, 4, 'd-now', Date.now()),
       ],
     });
-    const lookup = new DeliveredLookup({
-      kafka,
-      admin,
-      attemptsTopic,
-      clientId: `${prefix}-lookup`,
-      clock: systemClock,
-      logger: silentLogger(),
-    });
+    const lookup = newLookup();
     expect([...(await lookup.byOffset(topic, 0))].sort()).toEqual([
       [3, ['d-now']],
       [4, ['d-now']],
