@@ -1,5 +1,6 @@
 import type { Admin, Kafka } from 'kafkajs';
 import type { Clock } from '../core/clock';
+import { withDeadline } from '../core/deadline';
 import { startFollower, type FollowedRecord } from '../kafka/follower';
 import type { Logger } from '../observability/logger';
 
@@ -67,10 +68,11 @@ interface Claims {
  *
  * An attempt record names its task by topic, partition and offset only, which a topic deleted
  * and created again reuses. A task is written before it is delivered, so an attempt record older
- * than every record of the partition as it stands cannot be about one of them: such claims are
- * left out (`trusted`), and a topic created again after its deliveries skips nothing, unless a
- * host's clock runs ahead by more than the time between the two topics' records. Clocks that
- * disagree otherwise cost duplicates only.
+ * than the partition's first record as it stands cannot be about any of its records: such claims
+ * are left out (`trusted`), and a topic created again after its deliveries skips nothing, unless
+ * the clock that stamped the attempt records (their writer's) runs ahead of the one that stamped
+ * the new topic's first record (its writer's, or the broker's for LogAppendTime) by more than the
+ * time between them. Clocks that disagree otherwise cost duplicates only.
  */
 export class DeliveredLookup {
   private shared: { atMs: number; read: Promise<Map<string, Claims>> } | undefined;
@@ -100,22 +102,37 @@ export class DeliveredLookup {
   }
 
   /**
-   * The claims whose attempt record is not older than every record of the partition (see above).
-   * The partition's oldest record time is found by asking Kafka for the first offset written after
-   * a claim's time: when that is the log start, every record is later. One question when no claim
-   * is that old, a binary search over the claims' times otherwise.
+   * The claims whose attempt record is not older than the partition's first record (see above).
+   * Kafka's first offset whose record time is after a claim's is the log start exactly when the
+   * first record is later than the claim. The log start is read after each such answer: it only
+   * grows, so a start that moved in between errs towards "older" (work done again). Two admin
+   * calls per claim time asked about: one time when no claim is that old, a binary search over
+   * the claims' times otherwise. Bounded by the look-up's timeout, like the read.
    */
-  private async trusted(topic: string, partition: number, claims: Claims): Promise<Map<number, string[]>> {
+  private trusted(topic: string, partition: number, claims: Claims): Promise<Map<number, string[]>> {
+    const timeoutMs = this.options.timeoutMs ?? DELIVERED_LOOKUP_TIMEOUT_MS;
+    return withDeadline(
+      this.keepTrusted(topic, partition, claims),
+      timeoutMs,
+      () => new Error(`${topic}:${partition}: the log start's time not read within ${timeoutMs} ms`),
+    );
+  }
+
+  private async keepTrusted(
+    topic: string,
+    partition: number,
+    claims: Claims,
+  ): Promise<Map<number, string[]>> {
     const { admin, logger } = this.options;
-    const watermarks = (await admin.fetchTopicOffsets(topic)).find((o) => o.partition === partition);
-    if (!watermarks) throw new Error(`${topic} has no partition ${partition}`);
-    const low = Number(watermarks.low);
+    const ofPartition = <T extends { partition: number }>(entries: T[]): T => {
+      const entry = entries.find((o) => o.partition === partition);
+      if (!entry) throw new Error(`${topic} has no partition ${partition}`);
+      return entry;
+    };
     const olderThanLog = async (atMs: number) => {
-      const found = (await admin.fetchTopicOffsetsByTimestamp(topic, atMs + 1)).find(
-        (o) => o.partition === partition,
-      );
-      if (!found) throw new Error(`${topic} has no partition ${partition}`);
-      return Number(found.offset) <= low;
+      const after = ofPartition(await admin.fetchTopicOffsetsByTimestamp(topic, atMs + 1));
+      const start = ofPartition(await admin.fetchTopicOffsets(topic));
+      return Number(after.offset) <= Number(start.low);
     };
     const times = [...new Set([...claims.byOffset.values()].map((c) => c.atMs))].sort((a, b) => a - b);
     // The number of claim times older than the log: times[0, older) are, times[older, …) are not.
@@ -136,8 +153,8 @@ export class DeliveredLookup {
       if (claim.atMs >= trustedFrom) kept.set(offset, claim.destinations);
     if (kept.size < claims.byOffset.size) {
       logger.warn(
-        { topic, partition, ignored: claims.byOffset.size - kept.size },
-        'attempt records older than every record of the partition (the topic was created again?): their offsets are handled again',
+        { topic, partition, offsetsIgnored: claims.byOffset.size - kept.size },
+        "attempt records older than the partition's first record (the topic was created again?): their offsets are handled again",
       );
     }
     return kept;
