@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { stringifyJson } from '../../src/events/json';
-import { ClientClosedError, MAX_BATCH_BYTES, MessageTooLargeError, QueueFullError } from '../../src/producer';
+import { ClientClosedError, MAX_BATCH_BYTES, MessageTooLargeError } from '../../src/producer';
 import { eventually } from '../support/eventually';
 import { ManualTime } from '../unit/producer/manual-time';
+import { trackWaitingForRoom } from '../support/paced-track';
 import { useProducerHarness } from '../support/producer-harness';
 
 /**
@@ -186,21 +187,17 @@ describe('producer library', () => {
     const source = await createSource();
     const analytics = await connect(source.writeKey, { flushAt: 10, maxQueuedMessages: 40 });
     const ids: string[] = [];
-    let waits = 0;
-    for (let i = 0; i < 400; i++) {
-      for (;;) {
-        try {
-          ids.push(analytics.track({ userId: 'one-user', event: 'paced', properties: { i } }));
-          break;
-        } catch (err) {
-          if (!(err instanceof QueueFullError)) throw err;
-          waits++;
-          await analytics.waitForRoom();
-        }
-      }
-    }
+    const counter = { waits: 0 };
+    for (let i = 0; i < 400; i++)
+      ids.push(
+        await trackWaitingForRoom(
+          analytics,
+          { userId: 'one-user', event: 'paced', properties: { i } },
+          counter,
+        ),
+      );
     await analytics.close();
-    expect(waits).toBeGreaterThan(0);
+    expect(counter.waits).toBeGreaterThan(0);
     await waitForEvents(ids);
     // One user, one partition: the events topic holds them in the order of the calls.
     const wanted = new Set(ids);

@@ -13,6 +13,7 @@ import {
 } from '../../../src/producer';
 import { normalizeCall } from '../../../src/producer/messages';
 import type { Transport } from '../../../src/producer/transport';
+import { trackWaitingForRoom } from '../../support/paced-track';
 import { ManualTime, settle } from './manual-time';
 
 /** A transport that normalises like the Kafka one and whose sends the test acknowledges by hand. */
@@ -176,21 +177,11 @@ describe('Analytics', () => {
       }
     }, 1);
     try {
-      let waits = 0;
-      for (let i = 0; i < 20; i++) {
-        for (;;) {
-          try {
-            analytics.track({ userId: 'u', event: `e${i}` });
-            break;
-          } catch (err) {
-            if (!(err instanceof QueueFullError)) throw err;
-            waits++;
-            await analytics.waitForRoom();
-          }
-        }
-      }
+      const counter = { waits: 0 };
+      for (let i = 0; i < 20; i++)
+        await trackWaitingForRoom(analytics, { userId: 'u', event: `e${i}` }, counter);
       await analytics.close();
-      expect(waits).toBeGreaterThan(0);
+      expect(counter.waits).toBeGreaterThan(0);
       expect(sent.flatMap((s) => s.events.map((e) => (e as { event?: string }).event))).toEqual(
         Array.from({ length: 20 }, (_, i) => `e${i}`),
       );
