@@ -54,6 +54,7 @@ export interface Config {
   operations: {
     attemptIndexWindowMs: number;
     attemptsPerDestination: number;
+    attemptIndexMaxBytes: number;
     dlqIndexDir: string;
     dlqCacheEntries: number;
   };
@@ -168,6 +169,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     operations: {
       attemptIndexWindowMs: c.HOOKLINE_ATTEMPT_INDEX_WINDOW,
       attemptsPerDestination: c.HOOKLINE_ATTEMPT_INDEX_PER_DESTINATION,
+      attemptIndexMaxBytes: c.HOOKLINE_ATTEMPT_INDEX_MAX_BYTES,
       dlqIndexDir: c.HOOKLINE_DLQ_INDEX_DIR,
       dlqCacheEntries: c.HOOKLINE_DLQ_CACHE_ENTRIES,
     },

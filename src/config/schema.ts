@@ -266,11 +266,13 @@ export const envSchema = z.object({
   // --- Operations ---
   /** The attempt index (GET .../attempts) starts this far back in `<prefix>.attempts`. */
   HOOKLINE_ATTEMPT_INDEX_WINDOW: envDurationMs().default(86_400_000),
-  /**
-   * Attempts kept in memory per destination; older ones fall out. About 0.5 KB each: 1,000
-   * destinations × 1,000 attempts ≈ 500 MB per process, so lower it where there are many destinations.
-   */
+  /** Attempts kept in memory per destination; older ones fall out. */
   HOOKLINE_ATTEMPT_INDEX_PER_DESTINATION: envInt({ min: 1, max: 100_000 }).default(1_000),
+  /**
+   * Memory all destinations' kept attempts may take (about 0.35 KB each): 64 MiB holds about
+   * 190,000. Over it, the destinations keeping the most attempts lose their oldest first.
+   */
+  HOOKLINE_ATTEMPT_INDEX_MAX_BYTES: envInt({ min: 1_048_576, max: 2 ** 40 }).default(67_108_864),
   /**
    * Directory of the dead-letter index's files (about 48 bytes plus the task's JSON per dead
    * letter). They are unlinked as soon as they are opened: nothing is left after the process

@@ -18,6 +18,8 @@ export interface AttemptIndexOptions {
   windowMs: number;
   /** Attempts kept per destination (1,000). */
   perDestination: number;
+  /** Bytes all kept attempts may take (64 MiB). */
+  maxBytes: number;
   clock: Clock;
   logger: Logger;
 }
@@ -40,6 +42,7 @@ export async function startAttemptIndex(options: AttemptIndexOptions): Promise<A
   const logger = options.logger.child({ component: 'attempt-index' });
   const log = new AttemptLog({
     perDestination: options.perDestination,
+    maxBytes: options.maxBytes,
     decode: (bytes) => decodeAttempt(avro, Buffer.from(bytes, 'latin1')),
     onUndecodable: (err) => logger.warn({ reason: err.message }, 'left out an undecodable attempt record'),
   });

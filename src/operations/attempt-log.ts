@@ -1,5 +1,6 @@
 import { UndecodableRecordError } from '../core/errors';
 import type { AttemptEntry, AttemptOutcome } from '../records/delivery-attempt';
+import { AttemptRings } from './attempt-rings';
 
 export interface AttemptQuery {
   messageId?: string;
@@ -7,33 +8,11 @@ export interface AttemptQuery {
   limit: number;
 }
 
-/**
- * The last `capacity` attempt records of one destination, overwriting the oldest. Each is kept as
- * its bytes in a latin1 string (one character per byte).
- */
-class Ring {
-  private readonly items: string[] = [];
-  private next = 0;
-
-  constructor(private readonly capacity: number) {}
-
-  add(item: string): void {
-    if (this.items.length < this.capacity) this.items.push(item);
-    else this.items[this.next] = item;
-    this.next = (this.next + 1) % this.capacity;
-  }
-
-  /** Oldest first. */
-  all(): string[] {
-    return this.items.length < this.capacity
-      ? [...this.items]
-      : [...this.items.slice(this.next), ...this.items.slice(0, this.next)];
-  }
-}
-
 export interface AttemptLogOptions {
   /** Attempts kept per destination. */
   perDestination: number;
+  /** Bytes all destinations' kept attempts may take (see `AttemptRings`). */
+  maxBytes: number;
   /**
    * A kept record (its bytes as a latin1 string) → its entry. Rejects with UndecodableRecordError
    * for a record that cannot be decoded (left out of the answer), with another error when
@@ -45,30 +24,39 @@ export interface AttemptLogOptions {
 }
 
 /**
- * Recent attempts per destination, bounded: the last `perDestination` attempts of each
- * destination (1,000 by default, HOOKLINE_ATTEMPT_INDEX_PER_DESTINATION), so memory grows with
- * the number of destinations, never with traffic. Older attempts are only on the topic.
+ * Recent attempts per destination, bounded twice: the last `perDestination` attempts of each
+ * destination (1,000 by default, HOOKLINE_ATTEMPT_INDEX_PER_DESTINATION), and `maxBytes` for all
+ * of them (HOOKLINE_ATTEMPT_INDEX_MAX_BYTES), which the busiest destinations share when there are
+ * many. The kept records' memory grows neither with traffic nor with the number of destinations.
+ * Older attempts are only on the topic.
  *
  * Every process reads every attempt of the cluster, and most are never asked for: an attempt is
  * kept as its record's bytes (`addRecord`) and decoded only by a query that reads it.
  */
 export class AttemptLog {
-  private readonly rings = new Map<string, Ring>();
+  private readonly rings: AttemptRings;
 
-  constructor(private readonly options: AttemptLogOptions) {}
+  constructor(private readonly options: AttemptLogOptions) {
+    this.rings = new AttemptRings(options);
+  }
 
   /** Keeps an attempt record's value, given as a latin1 string of its bytes. */
   addRecord(destinationId: string, bytes: string): void {
-    this.ring(destinationId).add(bytes);
+    this.rings.add(destinationId, bytes);
   }
 
   has(destinationId: string): boolean {
     return this.rings.has(destinationId);
   }
 
+  /** What the kept attempts take: their count and bytes (as the budget counts them). */
+  get kept(): { count: number; bytes: number } {
+    return { count: this.rings.count, bytes: this.rings.bytes };
+  }
+
   /** Matching attempts of one destination, newest first (by attempt time, then arrival). */
   async query(destinationId: string, query: AttemptQuery): Promise<AttemptEntry[]> {
-    const kept = this.rings.get(destinationId)?.all() ?? [];
+    const kept = this.rings.get(destinationId);
     const entries = await Promise.all(kept.map((item) => this.entry(item)));
     return entries
       .map((entry, arrival) => ({ entry, arrival }))
@@ -84,13 +72,7 @@ export class AttemptLog {
   }
 
   get destinationCount(): number {
-    return this.rings.size;
-  }
-
-  private ring(destinationId: string): Ring {
-    let ring = this.rings.get(destinationId);
-    if (!ring) this.rings.set(destinationId, (ring = new Ring(this.options.perDestination)));
-    return ring;
+    return this.rings.destinationCount;
   }
 
   private async entry(bytes: string): Promise<AttemptEntry | undefined> {

@@ -32,6 +32,8 @@ export interface OperationsOptions {
   settings: {
     attemptIndexWindowMs: number;
     attemptsPerDestination: number;
+    /** Bytes all kept attempts may take. */
+    attemptIndexMaxBytes: number;
     /** Where the dead-letter index keeps its files. */
     dlqIndexDir: string;
     /** Dead letters the index keeps decoded in memory. */
@@ -93,6 +95,7 @@ export async function startOperations(options: OperationsOptions): Promise<Opera
       clientId,
       windowMs: settings.attemptIndexWindowMs,
       perDestination: settings.attemptsPerDestination,
+      maxBytes: settings.attemptIndexMaxBytes,
       clock,
       logger,
     }),
@@ -112,7 +115,10 @@ export async function startOperations(options: OperationsOptions): Promise<Opera
   const dlq = dlqResult.value;
   const attempts = attemptsResult.value;
 
-  const metrics = createOperationsMetrics(options.metrics, () => dlq.state.counts());
+  const metrics = createOperationsMetrics(options.metrics, {
+    dlqCounts: () => dlq.state.counts(),
+    attemptsKept: () => attempts.log.kept,
+  });
   const redriver = new Redriver({
     state: dlq.state,
     ready: dlq.ready,

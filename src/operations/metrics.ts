@@ -1,18 +1,37 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
 
-export function createOperationsMetrics(
-  registry: Registry,
-  dlqCounts: () => { pendingTasks: number; undecodable: number },
-) {
+export interface OperationsMetricsSources {
+  dlqCounts(): { pendingTasks: number; undecodable: number };
+  /** The attempt log's kept attempts: how many, and the bytes its budget counts. */
+  attemptsKept(): { count: number; bytes: number };
+}
+
+export function createOperationsMetrics(registry: Registry, sources: OperationsMetricsSources) {
   new Gauge<'kind'>({
     name: 'hookline_dlq_pending',
     help: 'Dead letters on the dead-letter topic not redriven yet: kind=task (redrivable) or undecodable.',
     labelNames: ['kind'],
     registers: [registry],
     collect() {
-      const counts = dlqCounts();
+      const counts = sources.dlqCounts();
       this.set({ kind: 'task' }, counts.pendingTasks);
       this.set({ kind: 'undecodable' }, counts.undecodable);
+    },
+  });
+  new Gauge({
+    name: 'hookline_attempt_index_bytes',
+    help: 'Memory the attempt log keeps recent attempts in, as HOOKLINE_ATTEMPT_INDEX_MAX_BYTES bounds it.',
+    registers: [registry],
+    collect() {
+      this.set(sources.attemptsKept().bytes);
+    },
+  });
+  new Gauge({
+    name: 'hookline_attempt_index_attempts',
+    help: 'Recent attempts the attempt log keeps, all destinations.',
+    registers: [registry],
+    collect() {
+      this.set(sources.attemptsKept().count);
     },
   });
   return {

@@ -79,7 +79,8 @@ export const OPERATIONS_ROUTES = {
       operationId: 'listAttempts',
       summary:
         'Recent delivery attempts of a destination, newest first: the last 1,000 per destination ' +
-        '(HOOKLINE_ATTEMPT_INDEX_PER_DESTINATION) within HOOKLINE_ATTEMPT_INDEX_WINDOW (24 h), shortly after they happen.',
+        '(HOOKLINE_ATTEMPT_INDEX_PER_DESTINATION) within HOOKLINE_ATTEMPT_INDEX_WINDOW (24 h), shortly after they happen. ' +
+        'With many busy destinations, fewer: all of them share HOOKLINE_ATTEMPT_INDEX_MAX_BYTES (64 MiB) per process.',
       query: attemptQueryDocs,
       responses: {
         200: { description: 'The matching attempts.', schema: attemptListSchema },

@@ -108,6 +108,11 @@ describe('operations', () => {
       `/api/v1/destinations/${destinationId}/attempts?outcome=dead_lettered`,
     );
     expect(onlyDead.body.attempts.map((a) => a.messageId)).toEqual(['m-dlq']);
+    // What the log keeps, as /metrics reports it (HOOKLINE_ATTEMPT_INDEX_MAX_BYTES bounds it).
+    const metrics = await (await fetch(`${t.baseUrl}/metrics`)).text();
+    const gauge = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(metrics)?.[1]);
+    expect(gauge('hookline_attempt_index_attempts')).toBeGreaterThanOrEqual(failures + 1);
+    expect(gauge('hookline_attempt_index_bytes')).toBeGreaterThan(100 * (failures + 1));
     // Exactly once: nothing arrived after the redriven delivery.
     expect(r.requests).toHaveLength(failures + 1);
   });

@@ -3,9 +3,10 @@ import { AttemptLog } from '../../../src/operations/attempt-log';
 import type { AttemptEntry } from '../../../src/records/delivery-attempt';
 
 /** A log whose records are JSON (the real one's are Avro: records/delivery-attempt.ts). */
-function jsonLog(perDestination: number, undecodable: unknown[] = []) {
+function jsonLog(perDestination: number, undecodable: unknown[] = [], maxBytes = 1 << 30) {
   const log = new AttemptLog({
     perDestination,
+    maxBytes,
     decode: async (bytes) => {
       const text = Buffer.from(bytes, 'latin1').toString('utf8');
       if (text === 'registry away') throw new RegistryUnavailableError('registry away');

@@ -40,7 +40,10 @@ function setup(options: { failOnTopic?: string; ready?: boolean } = {}) {
     avro,
     deliveriesTopic: 'h.deliveries',
     dlqTopic: 'h.dlq',
-    metrics: createOperationsMetrics(registry, () => state.counts()),
+    metrics: createOperationsMetrics(registry, {
+      dlqCounts: () => state.counts(),
+      attemptsKept: () => ({ count: 0, bytes: 0 }),
+    }),
     clock: { now: () => 9_000 },
     logger: silentLogger(),
     chunkSize: 1,

@@ -22,6 +22,7 @@ describe('operations routes', () => {
 
   const attempts = new AttemptLog({
     perDestination: 10,
+    maxBytes: 1 << 20,
     decode: () => Promise.reject(new RegistryUnavailableError('schema registry unreachable')),
   });
 
