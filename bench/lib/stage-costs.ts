@@ -37,14 +37,15 @@ export function measureStageCosts(codec: EventCodec, sourceId: string, trialMs =
   const parsed = parseJsonText(body);
   const items = (parsed.value as JsonObject).batch as JsonValue[];
   const normalize = () =>
-    items.map((raw) => {
+    items.map((raw, index) => {
       const r = normalizeEvent(raw, {
         sourceId,
         receivedAtMs: Date.now(),
         pathType: undefined,
         defaults: {},
         newMessageId: () => 'x',
-        plainJson: parsed.plain, // as the tracking API passes it
+        plainJson: parsed.plain, // as the tracking API passes them
+        sourceTexts: parsed.scan?.batch?.[index],
       });
       if (!r.ok) throw new Error(r.rejection.reason);
       return r;

@@ -1,4 +1,5 @@
 import { LosslessNumber, isLosslessNumber, parse, stringify } from 'lossless-json';
+import { scanJson, type JsonScan } from './json-scan';
 
 /**
  * Free-form JSON (properties, traits, context, integrations) travels through Hookline without
@@ -33,55 +34,21 @@ export function parseJson(text: string): JsonValue {
 /**
  * `parseJson`, also saying whether the native JSON.parse read it (`plain`): then the value holds
  * only plain objects, arrays, strings, finite numbers, booleans and null, which JSON.stringify
- * prints exactly as the lossless serialiser would (see `objectByteLength`).
+ * prints exactly as the lossless serialiser would (see `objectByteLength`), and `scan` has the
+ * text of the events' object values (see `scanJson`).
  */
-export function parseJsonText(text: string): { value: JsonValue; plain: boolean } {
-  if (numbersAreExact(text)) return { value: JSON.parse(text) as JsonValue, plain: true };
+export function parseJsonText(text: string): { value: JsonValue; plain: boolean; scan?: JsonScan } {
+  const scan = scanJson(text);
+  if (scan.exact) return { value: JSON.parse(text) as JsonValue, plain: true, scan };
   return { value: parse(text, null, parseNumber) as JsonValue, plain: false };
 }
 
 /**
  * True when every number token outside strings prints back as the same text from a JavaScript
- * number, so JSON.parse loses nothing. Scans once; invalid JSON is left to the parsers.
+ * number, so JSON.parse loses nothing. Invalid JSON is left to the parsers.
  */
 export function numbersAreExact(text: string): boolean {
-  const length = text.length;
-  for (let i = 0; i < length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 0x22) {
-      // Skip a string: to the next quote that no backslash escapes (indexOf is native).
-      let end = text.indexOf('"', i + 1);
-      while (end !== -1 && escaped(text, end)) end = text.indexOf('"', end + 1);
-      if (end === -1) return true; // unterminated: invalid JSON, left to the parsers
-      i = end;
-    } else if (c === 0x2d || (c >= 0x30 && c <= 0x39)) {
-      let end = i + 1;
-      let digitsOnly = c !== 0x2d && c !== 0x30;
-      while (end < length) {
-        const n = text.charCodeAt(end);
-        if (n >= 0x30 && n <= 0x39) end++;
-        // '.', 'e', 'E', '+', '-'
-        else if (n === 0x2e || n === 0x65 || n === 0x45 || n === 0x2b || n === 0x2d) {
-          digitsOnly = false;
-          end++;
-        } else break;
-      }
-      // An integer of at most 15 digits without a leading zero prints back as it is.
-      if (!(digitsOnly && end - i <= 15)) {
-        const token = text.slice(i, end);
-        if (String(Number(token)) !== token) return false;
-      }
-      i = end - 1;
-    }
-  }
-  return true;
-}
-
-/** True when the character at `at` follows an odd number of backslashes. */
-function escaped(text: string, at: number): boolean {
-  let backslashes = 0;
-  for (let j = at - 1; j >= 0 && text.charCodeAt(j) === 0x5c; j--) backslashes++;
-  return backslashes % 2 === 1;
+  return scanJson(text).exact;
 }
 
 /**
@@ -143,8 +110,15 @@ export function jsonByteLength(value: unknown): number {
  * needs it anyway (the Avro encoding of free-form fields) not to serialise it again. `plain` says
  * the object came from the native JSON.parse (`parseJsonText`): its fields are then serialised
  * by JSON.stringify without first looking for values only the lossless serialiser prints right.
+ * `given` holds fields' JSON text as the client sent it (`scanJson`, for a `plain` object): it is
+ * taken instead of serialising them.
  */
-export function objectByteLength(object: object, texts?: Record<string, string>, plain = false): number {
+export function objectByteLength(
+  object: object,
+  texts?: Record<string, string>,
+  plain = false,
+  given?: ReadonlyMap<string, string>,
+): number {
   let bytes = 1; // {
   let fields = 0;
   for (const key of Object.keys(object)) {
@@ -157,7 +131,8 @@ export function objectByteLength(object: object, texts?: Record<string, string>,
     else if (value === undefined)
       continue; // left out, as JSON.stringify does
     else {
-      const json = (plain ? JSON.stringify(value) : stringifyJson(value)) as string | undefined;
+      const json = (given?.get(key) ?? (plain ? JSON.stringify(value) : stringifyJson(value))) as
+        string | undefined;
       if (json === undefined) continue; // functions, symbols: left out too
       if (texts) texts[key] = json;
       valueBytes = Buffer.byteLength(json, 'utf8');

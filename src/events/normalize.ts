@@ -28,6 +28,11 @@ export interface NormalizeOptions {
    * the lossless serialiser. Default false.
    */
   plainJson?: boolean;
+  /**
+   * With `plainJson`: the JSON text of the event's object and array fields as the client wrote it
+   * (`scanJson`), kept instead of serialising them again.
+   */
+  sourceTexts?: ReadonlyMap<string, string>;
 }
 
 /**
@@ -73,7 +78,8 @@ function normalizeOrThrow(
 
   // Measured field by field: the free-form objects' JSON text is kept for the Avro record.
   const texts: Record<string, string> = {};
-  const bytes = objectByteLength(raw, texts, options.plainJson === true);
+  const plain = options.plainJson === true;
+  const bytes = objectByteLength(raw, texts, plain, plain ? options.sourceTexts : undefined);
   if (bytes > MAX_EVENT_BYTES) {
     throw new Reject('event_too_large', `event is ${bytes} bytes; the limit is ${MAX_EVENT_BYTES} bytes`);
   }

@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { gunzip } from 'node:zlib';
 import { promisify } from 'node:util';
 import { isJsonObject, parseJsonText, type JsonObject } from '../events/json';
+import type { JsonScan } from '../events/json-scan';
 import { MAX_REQUEST_BYTES } from '../events/normalize';
 import { HttpError, readBody } from '../http/respond';
 
@@ -11,7 +12,9 @@ const gunzipAsync = promisify(gunzip);
  * Reads a tracking request's JSON object body: at most 500 KB (after gunzip, when the client
  * compresses). Whole-request problems become 4xx HttpErrors. `plain`: see `parseJsonText`.
  */
-export async function readTrackingBody(req: IncomingMessage): Promise<{ body: JsonObject; plain: boolean }> {
+export async function readTrackingBody(
+  req: IncomingMessage,
+): Promise<{ body: JsonObject; plain: boolean; scan?: JsonScan }> {
   let body = await readBody(req, MAX_REQUEST_BYTES);
   const encoding = (req.headers['content-encoding'] ?? '').toLowerCase();
   if (encoding === 'gzip') {
@@ -41,5 +44,5 @@ export async function readTrackingBody(req: IncomingMessage): Promise<{ body: Js
     throw new HttpError(400, 'invalid_json', `body is not valid JSON: ${(err as Error).message}`);
   }
   if (!isJsonObject(parsed.value)) throw new HttpError(400, 'invalid_body', 'body must be a JSON object');
-  return { body: parsed.value, plain: parsed.plain };
+  return { body: parsed.value, plain: parsed.plain, scan: parsed.scan };
 }

@@ -101,7 +101,7 @@ async function accept(
   pathType: TrackingType | undefined,
 ): Promise<number> {
   const { catalog, publisher, metrics, clock } = options;
-  const { body, plain } = await readTrackingBody(ctx.req);
+  const { body, plain, scan } = await readTrackingBody(ctx.req);
   const source = authenticateSource(catalog, writeKeyFrom(ctx.req.headers, body));
   const receivedAtMs = clock.now();
 
@@ -141,6 +141,7 @@ async function accept(
   };
   for (let index = 0; index < items.length; index++) {
     const raw = items[index]!;
+    normalizeOptions.sourceTexts = pathType ? scan?.root : scan?.batch?.[index];
     const result = normalizeEvent(raw, normalizeOptions);
     if (result.ok) {
       accepted.push(result.event);

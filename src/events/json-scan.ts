@@ -1,0 +1,169 @@
+/**
+ * One pass over a tracking request's JSON text, before JSON.parse reads it, finding out:
+ *  - whether every number prints back as the same text from a JavaScript number (then JSON.parse
+ *    loses nothing: `exact`);
+ *  - the text of each object or array value of the events' top-level keys (`properties`,
+ *    `context`, ...), for the event's root object and for each element of its `batch` array, when
+ *    that text is what JSON.stringify would print for the parsed value: no whitespace and no
+ *    backslash in it, and `exact`. Ingest then need not serialise those values again. The text
+ *    differs from JSON.stringify's in two ways JSON does not tell apart: keys stay in the client's
+ *    order (V8 lists integer-like keys first), and a key written twice inside the value stays twice
+ *    (JSON.parse keeps the last one; so do receivers' parsers).
+ * Invalid JSON is left to the parser: the scan neither throws nor reads past the text.
+ */
+export interface JsonScan {
+  exact: boolean;
+  /** The root object's object and array values' texts, by key (undefined: the root is not an object). */
+  root: ReadonlyMap<string, string> | undefined;
+  /** The same for each element of the root's `batch` array; undefined where it is not an object. */
+  batch: (ReadonlyMap<string, string> | undefined)[] | undefined;
+}
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const OPEN_OBJECT = 0x7b;
+const OPEN_ARRAY = 0x5b;
+const CLOSE_OBJECT = 0x7d;
+const CLOSE_ARRAY = 0x5d;
+const COMMA = 0x2c;
+const isWhitespace = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
+const isScalarStart = (c: number) =>
+  c === 0x2d || (c >= 0x30 && c <= 0x39) || c === 0x74 || c === 0x66 || c === 0x6e;
+
+/** Depth (open containers) inside the root object, and inside an element of its `batch` array. */
+const ROOT_DEPTH = 1;
+const BATCH_DEPTH = 2;
+const ITEM_DEPTH = 3;
+
+export function scanJson(text: string): JsonScan {
+  const length = text.length;
+  let root: Map<string, string> | undefined;
+  let batch: (Map<string, string> | undefined)[] | undefined;
+  let depth = 0;
+  // The object whose keys are followed (the root, or the current batch element) and where in it.
+  let tracked: Map<string, string> | undefined;
+  let trackedDepth = -1;
+  let expectKey = false;
+  let key: string | undefined;
+  // A key with an escape: which key it is is not known, so no text of that object is kept.
+  let rootPoisoned = false;
+  let itemPoisoned = false;
+  let inBatch = false;
+  let expectElement = false;
+  // The object or array value being measured: its start, key, and whether it is printed as is.
+  let spanStart = -1;
+  let spanKey: string | undefined;
+  let spanClean = true;
+  let nextBackslash = text.indexOf('\\');
+  const hasBackslash = (start: number, end: number) => {
+    if (nextBackslash !== -1 && nextBackslash < start) nextBackslash = text.indexOf('\\', start);
+    return nextBackslash !== -1 && nextBackslash < end;
+  };
+  const scalarValue = () => {
+    if (depth === trackedDepth && key !== undefined) tracked!.delete(key);
+    if (depth === BATCH_DEPTH && inBatch && expectElement) {
+      batch!.push(undefined);
+      expectElement = false;
+    }
+  };
+
+  for (let i = 0; i < length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === QUOTE) {
+      let end = text.indexOf('"', i + 1);
+      while (end !== -1 && escaped(text, end)) end = text.indexOf('"', end + 1);
+      if (end === -1) break; // unterminated: invalid JSON, left to the parser
+      if (depth === trackedDepth && expectKey) {
+        if (hasBackslash(i + 1, end)) {
+          if (trackedDepth === ITEM_DEPTH) itemPoisoned = true;
+          else rootPoisoned = true;
+        }
+        key = text.slice(i + 1, end);
+        expectKey = false;
+      } else scalarValue();
+      i = end;
+    } else if (c === OPEN_OBJECT || c === OPEN_ARRAY) {
+      if (depth === trackedDepth && key !== undefined && key !== 'batch') {
+        spanStart = i;
+        spanKey = key;
+        spanClean = true;
+      }
+      if (depth === 0 && c === OPEN_OBJECT) {
+        tracked = root = new Map();
+        trackedDepth = ROOT_DEPTH;
+        expectKey = true;
+      } else if (depth === ROOT_DEPTH && tracked === root && key === 'batch' && c === OPEN_ARRAY) {
+        batch = []; // a second "batch" key replaces the first, as in JSON.parse
+        inBatch = true;
+        expectElement = true;
+      } else if (depth === BATCH_DEPTH && inBatch && expectElement) {
+        expectElement = false;
+        if (c === OPEN_OBJECT) {
+          tracked = new Map();
+          batch!.push(tracked);
+          trackedDepth = ITEM_DEPTH;
+          expectKey = true;
+          key = undefined;
+          itemPoisoned = false;
+        } else batch!.push(undefined);
+      }
+      depth++;
+    } else if (c === CLOSE_OBJECT || c === CLOSE_ARRAY) {
+      depth--;
+      if (spanStart >= 0 && depth === trackedDepth) {
+        const end = i + 1;
+        if (spanClean && !hasBackslash(spanStart, end)) tracked!.set(spanKey!, text.slice(spanStart, end));
+        else tracked!.delete(spanKey!);
+        spanStart = -1;
+      } else if (depth === trackedDepth - 1) {
+        // The followed object closed: a batch element hands over to the root (at depth 1 again
+        // once the array closes); the root's end ends the scan's interest.
+        if (trackedDepth === ITEM_DEPTH) {
+          if (itemPoisoned) batch![batch!.length - 1] = undefined;
+          tracked = root;
+          trackedDepth = ROOT_DEPTH;
+          key = 'batch';
+        } else {
+          if (rootPoisoned) root = undefined;
+          tracked = undefined;
+          trackedDepth = -1;
+        }
+      } else if (depth === ROOT_DEPTH && inBatch) inBatch = false;
+    } else if (c === COMMA) {
+      if (depth === trackedDepth) {
+        expectKey = true;
+        key = undefined;
+      } else if (depth === BATCH_DEPTH && inBatch) expectElement = true;
+    } else if (isWhitespace(c)) {
+      if (spanStart >= 0) spanClean = false;
+    } else if (isScalarStart(c)) {
+      scalarValue();
+      if (c === 0x74 || c === 0x66 || c === 0x6e) continue; // true, false, null
+      let end = i + 1;
+      let digitsOnly = c !== 0x2d && c !== 0x30;
+      while (end < length) {
+        const n = text.charCodeAt(end);
+        if (n >= 0x30 && n <= 0x39) end++;
+        // '.', 'e', 'E', '+', '-'
+        else if (n === 0x2e || n === 0x65 || n === 0x45 || n === 0x2b || n === 0x2d) {
+          digitsOnly = false;
+          end++;
+        } else break;
+      }
+      // An integer of at most 15 digits without a leading zero prints back as it is.
+      if (!(digitsOnly && end - i <= 15)) {
+        const token = text.slice(i, end);
+        if (String(Number(token)) !== token) return { exact: false, root: undefined, batch: undefined };
+      }
+      i = end - 1;
+    }
+  }
+  return { exact: true, root: rootPoisoned ? undefined : root, batch };
+}
+
+/** True when the character at `at` follows an odd number of backslashes. */
+function escaped(text: string, at: number): boolean {
+  let backslashes = 0;
+  for (let j = at - 1; j >= 0 && text.charCodeAt(j) === BACKSLASH; j--) backslashes++;
+  return backslashes % 2 === 1;
+}

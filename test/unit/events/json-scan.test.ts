@@ -1,0 +1,122 @@
+import fc from 'fast-check';
+import { scanJson } from '../../../src/events/json-scan';
+import { objectByteLength } from '../../../src/events/json';
+
+const asObject = (m: ReadonlyMap<string, string> | undefined) => (m ? Object.fromEntries(m) : m);
+
+describe('scanJson', () => {
+  it.each([
+    [
+      'a single event: the object and array values of its keys',
+      '{"userId":"u","properties":{"a":[1,{"b":null}]},"context":{"ip":"1.2.3.4"},"list":[1,2],"n":3}',
+      { properties: '{"a":[1,{"b":null}]}', context: '{"ip":"1.2.3.4"}', list: '[1,2]' },
+    ],
+    [
+      'whitespace in a value: not as JSON.stringify prints it',
+      '{"properties":{"a": 1},"context":{"b":2}}',
+      { context: '{"b":2}' },
+    ],
+    [
+      'whitespace around values is not theirs',
+      '{ "properties" : {"a":1} ,\n"x":[] }',
+      { properties: '{"a":1}', x: '[]' },
+    ],
+    ['a backslash in a value', '{"properties":{"a":"\\u00e9"},"context":{"b":"\\"}"}}', {}],
+    [
+      'braces and quotes inside strings',
+      '{"properties":{"a":"}{][,\\":"},"context":{"b":"[x"}}',
+      { context: '{"b":"[x"}' },
+    ],
+    [
+      'a key written twice: the last value',
+      '{"properties":{"a":1},"properties":{"b":2}}',
+      { properties: '{"b":2}' },
+    ],
+    ['a key written twice, scalar last', '{"properties":{"a":1},"properties":5}', {}],
+    ['an escaped key: nothing of that object', '{"propert\\u0069es":{"a":1},"context":{"b":2}}', undefined],
+    [
+      'an escaped key before a "batch": nothing of the root either',
+      '{"propert\\u0069es":{"a":1},"batch":[{"x":{}}],"properties":{"b":2}}',
+      undefined,
+    ],
+  ])('%s', (_name, text, expected) => {
+    const scan = scanJson(text);
+    expect(scan.exact).toBe(true);
+    expect(asObject(scan.root)).toEqual(expected);
+  });
+
+  it('finds each batch element, objects or not, in order', () => {
+    const text =
+      '{"batch":[{"properties":{"a":1}},5,"s",[1],{"context":{"b":[]}},null,{"traits":{"c":"x y"}}],"context":{"d":1}}';
+    const scan = scanJson(text);
+    expect(scan.batch?.map(asObject)).toEqual([
+      { properties: '{"a":1}' },
+      undefined,
+      undefined,
+      undefined,
+      { context: '{"b":[]}' },
+      undefined,
+      { traits: '{"c":"x y"}' },
+    ]);
+    expect(asObject(scan.root)).toEqual({ context: '{"d":1}' });
+  });
+
+  it('takes the last "batch", as JSON.parse does', () => {
+    const scan = scanJson('{"batch":[{"properties":{"a":1}}],"batch":[{"properties":{"b":2}},{}]}');
+    expect(scan.batch?.map(asObject)).toEqual([{ properties: '{"b":2}' }, {}]);
+  });
+
+  it('says when a number would not survive JSON.parse, and then finds nothing', () => {
+    expect(scanJson('{"properties":{"n":12345678901234567890}}')).toEqual({
+      exact: false,
+      root: undefined,
+      batch: undefined,
+    });
+  });
+
+  it.each(['', '{', '{"a":', '{"a":{"b":[1,2', '"unterminated', ']]]}}}', '{"batch":[{"a":{}}', 'nul'])(
+    'does not throw on invalid JSON: %j',
+    (text) => {
+      expect(() => scanJson(text)).not.toThrow();
+    },
+  );
+
+  it('gives JSON.stringify’s text for every object value of compact JSON', () => {
+    const event = fc.dictionary(fc.string(), fc.jsonValue({ maxDepth: 3 }), { maxKeys: 6 });
+    fc.assert(
+      fc.property(fc.array(event, { maxLength: 5 }), event, (items, root) => {
+        const text = JSON.stringify({ ...root, batch: items });
+        const scan = scanJson(text);
+        fc.pre(scan.exact);
+        const parsed = JSON.parse(text) as { batch: Record<string, unknown>[] } & Record<string, unknown>;
+        expect(scan.batch).toHaveLength(parsed.batch.length);
+        parsed.batch.forEach((item, i) => {
+          const texts: Record<string, string> = {};
+          const given: Record<string, string> = {};
+          // The same length and texts as serialising the parsed values.
+          expect(objectByteLength(item, given, true, scan.batch![i])).toBe(
+            objectByteLength(item, texts, true),
+          );
+          expect(given).toEqual(texts);
+        });
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('gives, for any formatting, only texts that parse to the parsed values', () => {
+    const event = fc.dictionary(fc.string(), fc.jsonValue({ maxDepth: 3 }), { maxKeys: 6 });
+    fc.assert(
+      fc.property(fc.array(event, { maxLength: 4 }), fc.constantFrom(0, 1, '\t'), (items, indent) => {
+        const text = JSON.stringify({ batch: items }, null, indent);
+        const scan = scanJson(text);
+        fc.pre(scan.exact);
+        const parsed = JSON.parse(text) as { batch: Record<string, unknown>[] };
+        parsed.batch.forEach((item, i) => {
+          for (const [key, value] of scan.batch![i] ?? []) expect(JSON.parse(value)).toEqual(item[key]);
+        });
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
