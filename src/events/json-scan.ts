@@ -70,8 +70,7 @@ export function scanJson(text: string): JsonScan {
   for (let i = 0; i < length; i++) {
     const c = text.charCodeAt(i);
     if (c === QUOTE) {
-      let end = text.indexOf('"', i + 1);
-      while (end !== -1 && escaped(text, end)) end = text.indexOf('"', end + 1);
+      const end = stringEnd(text, i);
       if (end === -1) break; // unterminated: invalid JSON, left to the parser
       if (depth === trackedDepth && expectKey) {
         if (hasBackslash(i + 1, end)) {
@@ -139,26 +138,65 @@ export function scanJson(text: string): JsonScan {
     } else if (isScalarStart(c)) {
       scalarValue();
       if (c === 0x74 || c === 0x66 || c === 0x6e) continue; // true, false, null
-      let end = i + 1;
-      let digitsOnly = c !== 0x2d && c !== 0x30;
-      while (end < length) {
-        const n = text.charCodeAt(end);
-        if (n >= 0x30 && n <= 0x39) end++;
-        // '.', 'e', 'E', '+', '-'
-        else if (n === 0x2e || n === 0x65 || n === 0x45 || n === 0x2b || n === 0x2d) {
-          digitsOnly = false;
-          end++;
-        } else break;
-      }
-      // An integer of at most 15 digits without a leading zero prints back as it is.
-      if (!(digitsOnly && end - i <= 15)) {
-        const token = text.slice(i, end);
-        if (String(Number(token)) !== token) return { exact: false, root: undefined, batch: undefined };
-      }
+      const end = exactNumberEnd(text, i);
+      if (end === -1) return { exact: false, root: undefined, batch: undefined };
       i = end - 1;
     }
   }
   return { exact: true, root: rootPoisoned ? undefined : root, batch };
+}
+
+/**
+ * True when every number token outside strings prints back as the same text from a JavaScript
+ * number, so JSON.parse loses nothing: `scanJson(text).exact`, without looking for anything else.
+ */
+export function numbersAreExact(text: string): boolean {
+  const length = text.length;
+  for (let i = 0; i < length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === QUOTE) {
+      const end = stringEnd(text, i);
+      if (end === -1) return true; // unterminated: invalid JSON, left to the parsers
+      i = end;
+    } else if (c === 0x2d || (c >= 0x30 && c <= 0x39)) {
+      const end = exactNumberEnd(text, i);
+      if (end === -1) return false;
+      i = end - 1;
+    }
+  }
+  return true;
+}
+
+/** The index of the quote closing the string that opens at `start`; -1 when there is none. */
+function stringEnd(text: string, start: number): number {
+  // To the next quote that no backslash escapes (indexOf is native).
+  let end = text.indexOf('"', start + 1);
+  while (end !== -1 && escaped(text, end)) end = text.indexOf('"', end + 1);
+  return end;
+}
+
+/**
+ * The end of the number token at `start` when it prints back as its text from a JavaScript
+ * number; -1 when it does not.
+ */
+function exactNumberEnd(text: string, start: number): number {
+  const length = text.length;
+  const c = text.charCodeAt(start);
+  let end = start + 1;
+  let digitsOnly = c !== 0x2d && c !== 0x30;
+  while (end < length) {
+    const n = text.charCodeAt(end);
+    if (n >= 0x30 && n <= 0x39) end++;
+    // '.', 'e', 'E', '+', '-'
+    else if (n === 0x2e || n === 0x65 || n === 0x45 || n === 0x2b || n === 0x2d) {
+      digitsOnly = false;
+      end++;
+    } else break;
+  }
+  // An integer of at most 15 digits without a leading zero prints back as it is.
+  if (digitsOnly && end - start <= 15) return end;
+  const token = text.slice(start, end);
+  return String(Number(token)) === token ? end : -1;
 }
 
 /** True when the character at `at` follows an odd number of backslashes. */

@@ -1,5 +1,7 @@
 import { LosslessNumber, isLosslessNumber, parse, stringify } from 'lossless-json';
-import { scanJson, type JsonScan } from './json-scan';
+import { numbersAreExact, scanJson, type JsonScan } from './json-scan';
+
+export { numbersAreExact };
 
 /**
  * Free-form JSON (properties, traits, context, integrations) travels through Hookline without
@@ -34,21 +36,17 @@ export function parseJson(text: string): JsonValue {
 /**
  * `parseJson`, also saying whether the native JSON.parse read it (`plain`): then the value holds
  * only plain objects, arrays, strings, finite numbers, booleans and null, which JSON.stringify
- * prints exactly as the lossless serialiser would (see `objectByteLength`), and `scan` has the
- * text of the events' object values (see `scanJson`).
+ * prints exactly as the lossless serialiser would (see `objectByteLength`). With `events` (a
+ * tracking request's body), `scan` has the text of the events' object values (see `scanJson`).
  */
-export function parseJsonText(text: string): { value: JsonValue; plain: boolean; scan?: JsonScan } {
-  const scan = scanJson(text);
-  if (scan.exact) return { value: JSON.parse(text) as JsonValue, plain: true, scan };
+export function parseJsonText(
+  text: string,
+  options: { events?: boolean } = {},
+): { value: JsonValue; plain: boolean; scan?: JsonScan } {
+  const scan = options.events ? scanJson(text) : undefined;
+  if (scan ? scan.exact : numbersAreExact(text))
+    return { value: JSON.parse(text) as JsonValue, plain: true, scan };
   return { value: parse(text, null, parseNumber) as JsonValue, plain: false };
-}
-
-/**
- * True when every number token outside strings prints back as the same text from a JavaScript
- * number, so JSON.parse loses nothing. Invalid JSON is left to the parsers.
- */
-export function numbersAreExact(text: string): boolean {
-  return scanJson(text).exact;
 }
 
 /**

@@ -39,7 +39,7 @@ export async function readTrackingBody(
   }
   let parsed;
   try {
-    parsed = parseJsonText(body.toString('utf8'));
+    parsed = parseJsonText(body.toString('utf8'), { events: true });
   } catch (err) {
     throw new HttpError(400, 'invalid_json', `body is not valid JSON: ${(err as Error).message}`);
   }

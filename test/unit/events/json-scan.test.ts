@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { scanJson } from '../../../src/events/json-scan';
+import { numbersAreExact, scanJson } from '../../../src/events/json-scan';
 import { objectByteLength } from '../../../src/events/json';
 
 const asObject = (m: ReadonlyMap<string, string> | undefined) => (m ? Object.fromEntries(m) : m);
@@ -80,6 +80,24 @@ describe('scanJson', () => {
       expect(() => scanJson(text)).not.toThrow();
     },
   );
+
+  it('says a text is exact exactly when numbersAreExact does', () => {
+    const number = fc.oneof(
+      fc.double().map(String),
+      fc.bigInt().map(String),
+      fc.constantFrom('1.0', '-0', '1e3', '1E+3', '0.10', '12345678901234567890'),
+    );
+    const text = fc.oneof(
+      fc.jsonValue().map((v) => JSON.stringify(v) ?? 'null'),
+      fc.array(fc.oneof(number, fc.string()), { maxLength: 8 }).map((parts) => `{"a":[${parts.join(',')}]}`),
+    );
+    fc.assert(
+      fc.property(text, (t) => {
+        expect(scanJson(t).exact).toBe(numbersAreExact(t));
+      }),
+      { numRuns: 500 },
+    );
+  });
 
   it('gives JSON.stringify’s text for every object value of compact JSON', () => {
     const event = fc.dictionary(fc.string(), fc.jsonValue({ maxDepth: 3 }), { maxKeys: 6 });
