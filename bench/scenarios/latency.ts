@@ -7,6 +7,7 @@ import { check, type Scenario } from '../lib/scenario';
 import { cpuMsSince, distribution, perSecond } from '../lib/stats';
 import { createReadyTopic } from '../lib/topics';
 import { pollUntil } from '../lib/wait';
+import { watchPauses } from '../lib/pauses';
 
 const EVENTS_PER_SECOND = 1_000;
 /** Events per POST /v1/batch: a call every 10 ms. */
@@ -75,7 +76,9 @@ export const latencyScenario: Scenario = {
       await paced(WARM_UP_MS, 'lwarm');
       const elu = performance.eventLoopUtilization();
       const cpu = process.cpuUsage();
+      const watch = watchPauses();
       const load = await paced(MEASURE_MS, 'lat');
+      const pauses = watch.stop();
       const appElu = performance.eventLoopUtilization(elu).utilization;
       const appCpuMs = cpuMsSince(cpu);
       const expected = load.ok * BATCH_SIZE;
@@ -118,6 +121,12 @@ export const latencyScenario: Scenario = {
             value: appElu,
             unit: '',
             detail: 'during the measured load; near 1, waits are queueing',
+          },
+          {
+            label: 'Hookline event-loop delay, max',
+            value: pauses.loopDelayMaxMs,
+            unit: 'ms',
+            detail: `longest GC pause ${pauses.gcMaxMs.toFixed(1)} ms, ${Math.round(pauses.gcTotalMs)} ms of GC in all; a spike beyond these came from outside the process`,
           },
           {
             label: 'Hookline CPU',
