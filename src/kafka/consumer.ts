@@ -85,12 +85,13 @@ export class ConcurrentConsumer {
         parts.map((partition) => ({ topic, partition })),
       );
       this.joins++;
+      const afterOwnCrash = this.outOfGroup;
       this.outOfGroup = false;
       const sameMember = this.memberId === event.payload.memberId;
       this.memberId = event.payload.memberId;
       const keys = this.assigned.map((p) => `${p.topic}:${p.partition}`);
       this.takeOvers.clear();
-      this.group.reset();
+      this.group.reset(afterOwnCrash);
       const fresh = this.partitions.assign(keys, sameMember, this.clock.now());
       for (const key of fresh) this.takeOvers.set(key, this.takeOver(key));
       // kafkajs fetches a kept partition from its committed offset: go on from the tracker instead.

@@ -1,5 +1,5 @@
-import { AssignerProtocol, type GroupDescription } from 'kafkajs';
-import { partitionOrphaned } from '../../../src/kafka/group-view';
+import { AssignerProtocol, type Admin, type GroupDescription } from 'kafkajs';
+import { GroupView, partitionOrphaned } from '../../../src/kafka/group-view';
 import { STICKY_PROTOCOL } from '../../../src/kafka/sticky-assigner';
 import { RELEASED_METADATA } from '../../../src/kafka/commit-holes';
 import type { CommittedPoint } from '../../../src/kafka/committed';
@@ -294,5 +294,45 @@ describe('partitionOrphaned (did another member hold the partition?)', () => {
 
   it('does not know on another protocol (a member of an older version)', async () => {
     expect(partitionOrphaned(group('RoundRobinAssigner', [member('x', {})]), 'me', 't', 3)).toBe(false);
+  });
+});
+
+describe('GroupView (orphaned as of a join)', () => {
+  const nobodyHeldIt = {
+    protocol: STICKY_PROTOCOL,
+    members: [
+      {
+        memberId: 'other',
+        memberMetadata: AssignerProtocol.MemberMetadata.encode({
+          version: 1,
+          topics: ['t'],
+          userData: Buffer.from(JSON.stringify({ t: [1], '~retiring': {} })),
+        }),
+      },
+    ],
+  } as unknown as GroupDescription;
+  const viewOf = () => {
+    const describeGroups = jest.fn(async () => ({ groups: [nobodyHeldIt] }));
+    return { view: new GroupView({ describeGroups } as unknown as Admin, 'g'), describeGroups };
+  };
+
+  it('asks the group once per join', async () => {
+    const { view, describeGroups } = viewOf();
+    view.reset();
+    expect(await view.orphaned('me', 't', 3)).toBe(true);
+    expect(await view.orphaned('me', 't', 4)).toBe(true);
+    expect(describeGroups).toHaveBeenCalledTimes(1);
+    view.reset();
+    await view.orphaned('me', 't', 3);
+    expect(describeGroups).toHaveBeenCalledTimes(2);
+  });
+
+  it('counts nothing orphaned right after this member’s own crash: others may not be back yet', async () => {
+    const { view, describeGroups } = viewOf();
+    view.reset(true);
+    expect(await view.orphaned('me', 't', 3)).toBe(false);
+    expect(describeGroups).not.toHaveBeenCalled();
+    view.reset(false); // the next join, with no crash between
+    expect(await view.orphaned('me', 't', 3)).toBe(true);
   });
 });
