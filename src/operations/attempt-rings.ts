@@ -59,7 +59,8 @@ export class AttemptRings {
   add(destinationId: string, item: string): void {
     let ring = this.rings.get(destinationId);
     if (!ring) this.rings.set(destinationId, (ring = new Ring()));
-    this.resize(ring, () => ring.push(item));
+    ring.push(item);
+    this.rebucket(ring, ring.size - 1);
     this.keptBytes += cost(item);
     this.keptCount++;
     if (ring.size > this.options.perDestination) this.dropOldest(ring);
@@ -88,8 +89,8 @@ export class AttemptRings {
   }
 
   private dropOldest(ring: Ring): void {
-    let item = '';
-    this.resize(ring, () => (item = ring.shift()));
+    const item = ring.shift();
+    this.rebucket(ring, ring.size + 1);
     this.keptBytes -= cost(item);
     this.keptCount--;
   }
@@ -99,10 +100,8 @@ export class AttemptRings {
     return this.bySize[this.largest]!.values().next().value!;
   }
 
-  /** Runs a change of the ring's size, moving it to its new bucket. */
-  private resize(ring: Ring, change: () => void): void {
-    const before = ring.size;
-    change();
+  /** Moves a ring that kept `before` records to the bucket of its size now. */
+  private rebucket(ring: Ring, before: number): void {
     const after = ring.size;
     if (before > 0) this.bySize[before]!.delete(ring);
     if (after > 0) (this.bySize[after] ??= new Set()).add(ring);
