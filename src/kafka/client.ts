@@ -12,6 +12,7 @@ import { retryTransient } from '../core/backoff';
 import type { Logger } from '../observability/logger';
 import type { BrokerOutageWatch } from './outage';
 import { hooklinePartitioner } from './partitioner';
+import { fixRequestQueueTimer } from './request-queue-timer';
 
 export interface KafkaClientOptions {
   brokers: string[];
@@ -30,8 +31,12 @@ const LEVELS: Record<number, 'error' | 'warn' | 'info' | 'debug'> = {
   [logLevel.DEBUG]: 'debug',
 };
 
-/** A kafkajs client whose logs go through pino (as `component: kafkajs`). */
+/**
+ * A kafkajs client whose logs go through pino (as `component: kafkajs`), without kafkajs 2.2.4's
+ * busy timer on every connection (request-queue-timer.ts).
+ */
 export function createKafka(options: KafkaClientOptions): Kafka {
+  fixRequestQueueTimer();
   const log = options.logger.child({ component: 'kafkajs' });
   return new Kafka({
     clientId: options.clientId,
