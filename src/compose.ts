@@ -160,6 +160,7 @@ export async function startApp(options: AppOptions): Promise<App> {
     const producer = new BatchingProducer({
       producer: kafkaProducer,
       ackTimeoutMs: config.kafka.ackTimeoutMs,
+      clock,
       logger,
     });
     const publisher = new EventPublisher({
@@ -220,7 +221,9 @@ export async function startApp(options: AppOptions): Promise<App> {
     const worker = config.roles.includes('worker')
       ? await startDeliveryWorker({
           ...clients,
-          producer: handlerProducer,
+          // Hand-offs (attempt records, delay topics) share requests: one each cost the broker and
+          // kafkajs more than the records themselves. The receiver has the event already.
+          producer: handlerProducer.lingering(config.kafka.lingerMs),
           catalog: catalog.store,
           secrets: keyring,
           disableWebhook: (destinationId, url, reason) =>

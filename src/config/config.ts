@@ -31,6 +31,8 @@ export interface Config {
       | { mechanism: 'plain' | 'scram-sha-256' | 'scram-sha-512'; username: string; password: string }
       | undefined;
     ackTimeoutMs: number;
+    /** HOOKLINE_KAFKA_LINGER: how long a hand-off write may wait for company (BatchingProducer.lingering). */
+    lingerMs: number;
     sessionTimeoutMs: number;
     fetchPartitionBytes: number;
   };
@@ -127,6 +129,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
           }
         : undefined,
       ackTimeoutMs: c.HOOKLINE_KAFKA_ACK_TIMEOUT,
+      lingerMs: c.HOOKLINE_KAFKA_LINGER,
       sessionTimeoutMs: c.HOOKLINE_KAFKA_SESSION_TIMEOUT,
       fetchPartitionBytes: c.HOOKLINE_KAFKA_FETCH_PARTITION_BYTES,
     },

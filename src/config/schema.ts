@@ -138,6 +138,14 @@ export const envSchema = z.object({
    */
   HOOKLINE_KAFKA_ACK_TIMEOUT: envDurationMs().default(10_000),
   /**
+   * How long a worker's hand-off writes (attempt records, delay and dead-letter topics) may wait
+   * for others to share a produce request (Kafka's linger.ms; 16 KiB waiting go at once, and so
+   * does any tracking or routing write, taking them along). One request per delivery cost more
+   * than the records. The receiver has the event by then: only the offset commit, and the next
+   * event of the same user to the same destination, wait for it. 0: at once.
+   */
+  HOOKLINE_KAFKA_LINGER: envDurationMs().default(5),
+  /**
    * A consumer that stops heartbeating (crashed, SIGKILL) loses its partitions after this long; its
    * group heartbeats every third of it, at most 3 s (src/kafka/group-timings.ts). At least the
    * broker's group.min.session.timeout.ms (6 s by default).

@@ -1,4 +1,5 @@
 import type { Producer, TopicMessages } from 'kafkajs';
+import { systemClock, type Clock } from '../core/clock';
 import { KafkaUnavailableError, errorMessage } from '../core/errors';
 import type { Logger } from '../observability/logger';
 
@@ -21,8 +22,20 @@ export interface BatchingProducerOptions {
   ackTimeoutMs: number | undefined;
   /** Upper bound of bytes (values) in one produce request made of several callers' messages. */
   maxBatchBytes?: number;
+  /**
+   * How long this view's writes may wait, when no request is in flight, for others to share their
+   * request (Kafka's linger.ms), unless `lingerBytes` already wait or a write that may not wait
+   * comes. Default 0: sent at once. `lingering()` gives a view with another value.
+   */
+  lingerMs?: number;
+  /** Bytes waiting that start a request without lingering. Default 16 KiB (Kafka's batch.size). */
+  lingerBytes?: number;
+  clock?: Clock;
   logger: Logger;
 }
+
+/** Kafka's default batch.size. */
+export const DEFAULT_LINGER_BYTES = 16 * 1024;
 
 interface Pending {
   messages: OutgoingMessage[];
@@ -30,23 +43,51 @@ interface Pending {
   resolve: () => void;
   reject: (err: Error) => void;
   abandoned: boolean;
+  /** Sent by then at the latest; 0: at once (a write that may not linger). */
+  lingerUntilMs: number;
+}
+
+/** What every view of one producer shares. */
+interface SharedState {
+  queue: Pending[];
+  /** A request is in flight. */
+  inFlight: boolean;
+  /** Bytes of the queue's messages. */
+  queuedBytes: number;
+  /** Writes in the queue that may not linger. */
+  urgentQueued: number;
+  /** Armed while the queue lingers. */
+  lingerTimer: NodeJS.Timeout | undefined;
 }
 
 /**
  * Lets concurrent callers share produce requests. While one request is in flight, new messages
- * accumulate; when it completes they all go in the next request. No timer and no linger: an idle
- * producer sends at once, a busy one batches as much as arrived meanwhile. Each caller's promise
+ * accumulate; when it completes they all go in the next request. An idle producer sends at once,
+ * except writes through a `lingering()` view: those wait up to its `lingerMs` for company, so that
+ * many small records (attempt records, one per delivery) share one request instead of a request
+ * each. A write that may not wait takes every lingering one with it. Each caller's promise
  * resolves only when Kafka acknowledged all of its messages (acks=all).
  */
 export class BatchingProducer {
   private readonly maxBatchBytes: number;
+  private readonly lingerMs: number;
+  private readonly lingerBytes: number;
+  private readonly clock: Clock;
 
   constructor(
     private readonly options: BatchingProducerOptions,
-    /** What every view of this producer shares: its queue, and whether a request is in flight. */
-    private readonly state: { queue: Pending[]; inFlight: boolean } = { queue: [], inFlight: false },
+    private readonly state: SharedState = {
+      queue: [],
+      inFlight: false,
+      queuedBytes: 0,
+      urgentQueued: 0,
+      lingerTimer: undefined,
+    },
   ) {
     this.maxBatchBytes = options.maxBatchBytes ?? 768 * 1024;
+    this.lingerMs = options.lingerMs ?? 0;
+    this.lingerBytes = options.lingerBytes ?? DEFAULT_LINGER_BYTES;
+    this.clock = options.clock ?? systemClock;
   }
 
   /**
@@ -60,11 +101,27 @@ export class BatchingProducer {
     return new BatchingProducer({ ...this.options, ackTimeoutMs: undefined }, this.state);
   }
 
+  /**
+   * The same producer, whose writes may wait up to `lingerMs` for others (see the class). For
+   * writes nobody waits on closely, such as a delivery's hand-off: the receiver has the event
+   * already, and only the commit of its offset follows the acknowledgement.
+   */
+  lingering(lingerMs: number): BatchingProducer {
+    return new BatchingProducer({ ...this.options, lingerMs }, this.state);
+  }
+
   send(messages: OutgoingMessage[]): Promise<void> {
     if (messages.length === 0) return Promise.resolve();
     return new Promise<void>((resolve, reject) => {
       const bytes = messages.reduce((n, m) => n + (m.value?.length ?? 0) + (m.key?.length ?? 0), 0);
-      const pending: Pending = { messages, bytes, resolve, reject, abandoned: false };
+      const pending: Pending = {
+        messages,
+        bytes,
+        resolve,
+        reject,
+        abandoned: false,
+        lingerUntilMs: this.lingerMs > 0 ? this.clock.now() + this.lingerMs : 0,
+      };
       const { ackTimeoutMs } = this.options;
       const timer =
         ackTimeoutMs === undefined
@@ -85,15 +142,41 @@ export class BatchingProducer {
         reject(err);
       };
       this.state.queue.push(pending);
+      this.state.queuedBytes += bytes;
+      if (pending.lingerUntilMs === 0) this.state.urgentQueued++;
       this.pump();
     });
   }
 
-  private pump(): void {
+  /** Starts a request if none is in flight and the queue need not linger (`lingered`: it has). */
+  private pump(lingered = false): void {
     const { state } = this;
     if (state.inFlight) return;
-    state.queue = state.queue.filter((p) => !p.abandoned);
+    if (state.queue.some((p) => p.abandoned)) {
+      state.queue = state.queue.filter((p) => !p.abandoned);
+      state.queuedBytes = state.queue.reduce((n, p) => n + p.bytes, 0);
+      state.urgentQueued = state.queue.filter((p) => p.lingerUntilMs === 0).length;
+    }
     if (state.queue.length === 0) return;
+    const waitMs = lingered
+      ? 0
+      : lingerLeftMs({
+          urgentQueued: state.urgentQueued,
+          queuedBytes: state.queuedBytes,
+          lingerBytes: this.lingerBytes,
+          // The oldest write waits longest: every lingering view has the configured value.
+          oldestLingerUntilMs: state.queue[0]!.lingerUntilMs,
+          nowMs: this.clock.now(),
+        });
+    if (waitMs > 0) {
+      state.lingerTimer ??= setTimeout(() => {
+        state.lingerTimer = undefined;
+        this.pump(true);
+      }, waitMs);
+      return;
+    }
+    clearTimeout(state.lingerTimer);
+    state.lingerTimer = undefined;
     const batch: Pending[] = [];
     let bytes = 0;
     while (
@@ -102,8 +185,10 @@ export class BatchingProducer {
     ) {
       const next = state.queue.shift()!;
       bytes += next.bytes;
+      if (next.lingerUntilMs === 0) state.urgentQueued--;
       batch.push(next);
     }
+    state.queuedBytes -= bytes;
     state.inFlight = true;
     void this.sendBatch(batch).finally(() => {
       state.inFlight = false;
@@ -129,4 +214,20 @@ export class BatchingProducer {
       for (const p of batch) p.reject(error);
     }
   }
+}
+
+/**
+ * How much longer the queue should wait for more writes before a request starts (0: start now),
+ * Kafka's linger.ms and batch.size for a producer with one request in flight: a write that may
+ * not wait, or `lingerBytes` waiting, start it at once; otherwise the oldest write's time is up.
+ */
+export function lingerLeftMs(options: {
+  urgentQueued: number;
+  queuedBytes: number;
+  lingerBytes: number;
+  oldestLingerUntilMs: number;
+  nowMs: number;
+}): number {
+  if (options.urgentQueued > 0 || options.queuedBytes >= options.lingerBytes) return 0;
+  return Math.max(0, options.oldestLingerUntilMs - options.nowMs);
 }

@@ -1,6 +1,6 @@
 import type { Producer, ProducerBatch } from 'kafkajs';
 import { KafkaUnavailableError } from '../../../src/core/errors';
-import { BatchingProducer, type OutgoingMessage } from '../../../src/kafka/batching-producer';
+import { BatchingProducer, lingerLeftMs, type OutgoingMessage } from '../../../src/kafka/batching-producer';
 import { silentLogger } from '../../../src/observability/logger';
 
 /** A stand-in for kafkajs's producer whose acknowledgements the test releases by hand. */
@@ -117,5 +117,82 @@ describe('BatchingProducer', () => {
     } finally {
       jest.useRealTimers();
     }
+  });
+
+  describe('lingering writes', () => {
+    const newProducer = (lingerBytes = 1_000) => {
+      const { producer, calls } = controllableProducer();
+      const p = new BatchingProducer({
+        producer,
+        ackTimeoutMs: undefined,
+        lingerBytes,
+        logger: silentLogger(),
+      });
+      return { calls, urgent: p, lingering: p.lingering(5) };
+    };
+    beforeEach(() => jest.useFakeTimers());
+    afterEach(() => jest.useRealTimers());
+
+    it('wait up to lingerMs for company, then share one request', async () => {
+      const { calls, lingering } = newProducer();
+      const sent = [lingering.send([msg('a')])];
+      jest.advanceTimersByTime(3);
+      sent.push(lingering.send([msg('b')]));
+      expect(calls).toHaveLength(0);
+      jest.advanceTimersByTime(1);
+      expect(calls).toHaveLength(0);
+      jest.advanceTimersByTime(1); // 5 ms after the first
+      expect(calls.map((c) => values(c.batch))).toEqual([['a', 'b']]);
+      calls[0]!.ack();
+      await Promise.all(sent);
+      expect(jest.getTimerCount()).toBe(0);
+    });
+
+    it('go at once with a write that may not wait', async () => {
+      const { calls, urgent, lingering } = newProducer();
+      const sent = [lingering.send([msg('a')]), urgent.send([msg('b')])];
+      expect(calls.map((c) => values(c.batch))).toEqual([['a', 'b']]);
+      calls[0]!.ack();
+      await Promise.all(sent);
+      expect(jest.getTimerCount()).toBe(0); // the linger timer was cleared
+    });
+
+    it('go at once when lingerBytes wait', () => {
+      const { calls, lingering } = newProducer(4); // key + value of two messages: 4 bytes
+      void lingering.send([msg('a')]);
+      expect(calls).toHaveLength(0);
+      void lingering.send([msg('b')]);
+      expect(calls.map((c) => values(c.batch))).toEqual([['a', 'b']]);
+    });
+
+    it('that waited through a request in flight go with the next one, without lingering again', async () => {
+      const { calls, urgent, lingering } = newProducer();
+      void urgent.send([msg('a')]);
+      void lingering.send([msg('b')]);
+      jest.advanceTimersByTime(10); // the request for a is still in flight
+      calls[0]!.ack();
+      await jest.advanceTimersByTimeAsync(0);
+      expect(calls.map((c) => values(c.batch))).toEqual([['a'], ['b']]);
+    });
+  });
+});
+
+describe('lingerLeftMs', () => {
+  const base = {
+    urgentQueued: 0,
+    queuedBytes: 100,
+    lingerBytes: 16_384,
+    oldestLingerUntilMs: 1_005,
+    nowMs: 1_000,
+  };
+  it.each<[string, Partial<typeof base>, number]>([
+    ['small lingering writes: until the oldest one is due', {}, 5],
+    ['the oldest is due', { nowMs: 1_005 }, 0],
+    ['past due (waited through a request in flight)', { nowMs: 1_020 }, 0],
+    ['a write that may not wait is queued', { urgentQueued: 1 }, 0],
+    ['lingerBytes are waiting', { queuedBytes: 16_384 }, 0],
+    ['just under lingerBytes', { queuedBytes: 16_383 }, 5],
+  ])('%s', (_, over, expected) => {
+    expect(lingerLeftMs({ ...base, ...over })).toBe(expected);
   });
 });
