@@ -169,18 +169,29 @@ export class HooklineFleet {
   }
 
   private async waitReady(m: Member): Promise<void> {
+    // What /readyz said last: which check failed, or that nothing listened yet (still starting up).
+    let lastAnswer = 'no answer yet';
     const ready = eventually(
       async () => {
-        const res = await fetch(`http://127.0.0.1:${m.port}/readyz`, { signal: AbortSignal.timeout(2_000) });
-        await res.arrayBuffer();
-        return res.status === 200;
+        try {
+          const res = await fetch(`http://127.0.0.1:${m.port}/readyz`, {
+            signal: AbortSignal.timeout(2_000),
+          });
+          lastAnswer = `${res.status} ${await res.text()}`;
+          return res.status === 200;
+        } catch (err) {
+          lastAnswer = `failed: ${(err as Error).cause ?? (err as Error).message}`;
+          throw err;
+        }
       },
       { timeoutMs: READY_TIMEOUT_MS, intervalMs: 250, what: `${m.name} to answer /readyz` },
     );
     await ready.catch((err: Error) => {
       const exits = this.unexpectedExits.filter((e) => e.name === m.name);
       const detail = exits.map((e) => `exited (code ${e.code}):\n${e.outputTail}`).join('\n');
-      throw new Error(`${err.message}\n${detail || tail(m.child.output, 20)}`);
+      throw new Error(
+        `${err.message}; its last answer: ${lastAnswer}\n${detail || tail(m.child.output, 20)}`,
+      );
     });
   }
 }
