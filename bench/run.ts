@@ -12,6 +12,7 @@ import { performance } from 'node:perf_hooks';
 import pino from 'pino';
 import { resolveCluster } from '../tools/devstack';
 import { createLogger } from '../src/observability/logger';
+import { fixRequestQueueTimer } from '../src/kafka/request-queue-timer';
 import { Harness } from './harness/client';
 import { formatReport, type BenchReport, type ScenarioRecord } from './lib/report';
 import type { BenchContext } from './lib/scenario';
@@ -67,6 +68,10 @@ async function main(): Promise<number> {
   const args = parseArgs(process.argv.slice(2));
   const selected = args.names.length === 0 ? SCENARIOS : SCENARIOS.filter((s) => args.names.includes(s.name));
   process.env.KAFKAJS_NO_PARTITIONER_WARNING = '1';
+  // Hookline's Kafka clients replace kafkajs 2.2.4's busy timer process-wide (request-queue-timer.ts).
+  // Applied before any scenario, so that every raw kafkajs baseline runs with the same kafkajs as
+  // Hookline, whichever scenario creates Hookline's first client.
+  fixRequestQueueTimer();
   const startedAt = new Date();
   const started = performance.now();
 
