@@ -142,7 +142,9 @@ export const envSchema = z.object({
    * for others to share a produce request (Kafka's linger.ms; 16 KiB waiting go at once, and so
    * does any tracking or routing write, taking them along). One request per delivery cost more
    * than the records. The receiver has the event by then: only the offset commit, and the next
-   * event of the same user to the same destination, wait for it. 0: at once.
+   * event of the same user to the same destination, wait for it. A worker killed meanwhile has
+   * those deliveries repeated by the partition's next owner (no attempt record says they were
+   * made). 0: at once.
    */
   HOOKLINE_KAFKA_LINGER: envDurationMs().default(5),
   /**
