@@ -85,11 +85,10 @@ function removeAt(queue: Queued[], i: number): void {
 /**
  * Isolates destinations from each other. Each destination has its own lane: at most N requests
  * in flight and per-user order (a task waits while an earlier task of the same user to the same
- * destination is in flight or being handed on). Who may start, wait or be deferred to the first
- * delay topic is the admission policy (admission.ts): slow destinations share a bounded part of
- * the capacity and never queue, so dead endpoints, however many, cannot starve healthy ones.
- * Within a lane, retries go before first attempts, so a retry that is due does not wait behind
- * new work.
+ * destination is in flight or being handed on). Who may start, wait or be deferred to the first delay topic is the
+ * admission policy (admission.ts): slow destinations share a bounded part of the capacity and
+ * never queue, so dead endpoints, however many, cannot starve healthy ones. Within a lane,
+ * retries go before first attempts, so a retry that is due does not wait behind new work.
  */
 export class Dispatcher {
   private readonly lanes = new Map<string, Lane>();
@@ -272,23 +271,19 @@ export class Dispatcher {
     // The slot is for requests to the destination: it frees once they are over, while the run's
     // hand-off to Kafka (which may linger to share a produce request) goes on. The user's next
     // task still waits for the whole run, hand-off included.
-    /** Frees the request slot, once; false when it was already. */
-    const freeSlot = () => {
-      if (!lane.activeSince.delete(since)) return false;
+    const requestsDone = () => {
+      if (!lane.activeSince.delete(since)) return;
       const runMs = this.options.clock.now() - since.atMs;
       lane.avgRunMs = lane.avgRunMs === undefined ? runMs : lane.avgRunMs * 0.8 + runMs * 0.2;
       lane.active--;
-      return true;
-    };
-    const requestsDone = () => {
-      if (freeSlot()) this.pump(destinationId, lane);
+      this.pump(destinationId, lane);
     };
     item.onStart?.();
     this.options
       .run(item.task, requestsDone, item.source)
       .then(item.resolve, item.reject)
       .finally(() => {
-        freeSlot(); // when the run ended without calling requestsDone
+        requestsDone();
         const n = lane.activeKeys.get(item.key)! - 1;
         if (n === 0) lane.activeKeys.delete(item.key);
         else lane.activeKeys.set(item.key, n);
