@@ -48,9 +48,7 @@ interface Queued extends SubmitOptions {
 }
 
 interface Lane {
-  /** Runs whose requests to the destination are in flight (their hand-offs to Kafka not counted). */
   active: number;
-  /** Users with a run in the lane, requests or hand-off: their next task waits for it to end. */
   activeKeys: Map<string, number>;
   /** Start times of the runs whose requests are in flight, oldest first (insertion order). */
   activeSince: Set<{ atMs: number }>;
@@ -85,7 +83,7 @@ function removeAt(queue: Queued[], i: number): void {
 /**
  * Isolates destinations from each other. Each destination has its own lane: at most N requests
  * in flight and per-user order (a task waits while an earlier task of the same user to the same
- * destination is in flight or being handed on). Who may start, wait or be deferred to the first delay topic is the
+ * destination is in flight). Who may start, wait or be deferred to the first delay topic is the
  * admission policy (admission.ts): slow destinations share a bounded part of the capacity and
  * never queue, so dead endpoints, however many, cannot starve healthy ones. Within a lane,
  * retries go before first attempts, so a retry that is due does not wait behind new work.
@@ -247,13 +245,7 @@ export class Dispatcher {
   }
 
   private dropIfIdle(destinationId: string, lane: Lane): void {
-    if (
-      lane.active === 0 &&
-      lane.activeKeys.size === 0 &&
-      lane.retries.length === 0 &&
-      lane.firsts.length === 0 &&
-      !lane.tokenTimer
-    )
+    if (lane.active === 0 && lane.retries.length === 0 && lane.firsts.length === 0 && !lane.tokenTimer)
       this.lanes.delete(destinationId);
   }
 
@@ -268,15 +260,10 @@ export class Dispatcher {
     lane.activeKeys.set(item.key, (lane.activeKeys.get(item.key) ?? 0) + 1);
     const since = { atMs: this.options.clock.now() };
     lane.activeSince.add(since);
-    // The slot is for requests to the destination: it frees once they are over, while the run's
-    // hand-off to Kafka (which may linger to share a produce request) goes on. The user's next
-    // task still waits for the whole run, hand-off included.
     const requestsDone = () => {
       if (!lane.activeSince.delete(since)) return;
       const runMs = this.options.clock.now() - since.atMs;
       lane.avgRunMs = lane.avgRunMs === undefined ? runMs : lane.avgRunMs * 0.8 + runMs * 0.2;
-      lane.active--;
-      this.pump(destinationId, lane);
     };
     item.onStart?.();
     this.options
@@ -284,6 +271,7 @@ export class Dispatcher {
       .then(item.resolve, item.reject)
       .finally(() => {
         requestsDone();
+        lane.active--;
         const n = lane.activeKeys.get(item.key)! - 1;
         if (n === 0) lane.activeKeys.delete(item.key);
         else lane.activeKeys.set(item.key, n);
