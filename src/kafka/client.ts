@@ -13,6 +13,7 @@ import type { Logger } from '../observability/logger';
 import type { BrokerOutageWatch } from './outage';
 import { hooklinePartitioner } from './partitioner';
 import { fixRequestQueueTimer } from './request-queue-timer';
+import { useFastProduceEncoding } from './produce-encoding';
 
 export interface KafkaClientOptions {
   brokers: string[];
@@ -33,10 +34,12 @@ const LEVELS: Record<number, 'error' | 'warn' | 'info' | 'debug'> = {
 
 /**
  * A kafkajs client whose logs go through pino (as `component: kafkajs`), without kafkajs 2.2.4's
- * busy timer on every connection (request-queue-timer.ts).
+ * busy timer on every connection (request-queue-timer.ts), encoding Produce requests in one pass
+ * (produce-encoding.ts).
  */
 export function createKafka(options: KafkaClientOptions): Kafka {
   fixRequestQueueTimer();
+  useFastProduceEncoding();
   const log = options.logger.child({ component: 'kafkajs' });
   return new Kafka({
     clientId: options.clientId,
