@@ -34,6 +34,12 @@ export interface FollowerOptions {
    * (see `whenCaughtUp`); a live index should handle its own bad records instead of throwing.
    */
   handleBatch(records: FollowedRecord[]): Promise<void>;
+  /**
+   * The broker answers a fetch once this many bytes are there (kafkajs `minBytes`; default 1: at
+   * the first record), or after the follower's fetch wait. For a busy topic whose reader may lag
+   * that long, it gathers records into fewer, larger fetches.
+   */
+  fetchMinBytes?: number;
   logger: Logger;
 }
 
@@ -49,6 +55,14 @@ export interface Follower {
   whenCaughtUp(): Promise<void>;
   stop(): Promise<void>;
 }
+
+/**
+ * How long the broker holds a follower's fetch when there is nothing new (kafkajs
+ * `maxWaitTimeInMs`). A record written meanwhile answers it at once. It also bounds how long
+ * `stop()` waits for the fetch in flight: 500 ms (Kafka's own default) made an idle process ~10%
+ * cheaper but its stop 1–1.3 s slower, five followers stopping one after another.
+ */
+export const FETCH_WAIT_MS = 100;
 
 /**
  * Reads one topic with a consumer group of its own that never commits (like the catalog
@@ -91,7 +105,12 @@ export async function startFollower(options: FollowerOptions): Promise<Follower>
     for (const listener of failureListeners) listener(err);
   };
 
-  const consumer = kafka.consumer({ groupId, maxWaitTimeInMs: 100, allowAutoTopicCreation: false });
+  const consumer = kafka.consumer({
+    groupId,
+    maxWaitTimeInMs: FETCH_WAIT_MS,
+    minBytes: options.fetchMinBytes ?? 1,
+    allowAutoTopicCreation: false,
+  });
   consumer.on(consumer.events.CRASH, ({ payload }) => {
     logger.error({ err: payload.error, restart: payload.restart }, 'follower consumer crashed');
     if (!payload.restart) fail(new Error(`consumer of ${topic} crashed: ${errorMessage(payload.error)}`));

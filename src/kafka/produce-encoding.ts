@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
-import { encodeProduceRequest, type Crc32c, type ProduceRequestArgs } from './produce-request';
+import { crc32c } from './crc32c';
+import { encodeProduceRequest, type ProduceRequestArgs } from './produce-request';
 
 /**
  * Makes kafkajs 2.2.4 encode Produce requests with `encodeProduceRequest` (one exact-size buffer)
@@ -48,7 +49,6 @@ export function useFastProduceEncoding(
   const Produce = requireFrom('kafkajs/src/protocol/requests/produce') as ProduceDefinition;
   if (Produce.protocol[WRAPPED]) return 'already applied';
   const Encoder = requireFrom('kafkajs/src/protocol/encoder') as EncoderClass;
-  const crc32c = requireFrom('kafkajs/src/protocol/recordBatch/crc32C') as Crc32c;
 
   const asEncoder = (bytes: Buffer) => {
     const encoder = new Encoder(0);

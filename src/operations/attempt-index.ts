@@ -29,6 +29,9 @@ export interface AttemptIndex {
   stop(): Promise<void>;
 }
 
+/** What a fetch of the attempt index waits for (or 100 ms): a few hundred attempt records. */
+export const ATTEMPT_FETCH_MIN_BYTES = 64 * 1024;
+
 /**
  * Recent delivery attempts per destination, read from the attempts topic: at start from
  * `windowMs` ago (by record time), then live, with a private group that never commits. "Recent"
@@ -52,6 +55,9 @@ export async function startAttemptIndex(options: AttemptIndexOptions): Promise<A
     topic: options.topic,
     groupIdPrefix: `${options.clientId}-attempt-index`,
     sinceMs: options.clock.now() - options.windowMs,
+    // One attempt record per delivery: fetched as they come, that was ~14 records a fetch under
+    // load. The index may lag by the follower's fetch wait (100 ms) when few attempts are made.
+    fetchMinBytes: ATTEMPT_FETCH_MIN_BYTES,
     logger,
     handleBatch: async (records) => {
       for (const record of records) keep(log, record, logger);
