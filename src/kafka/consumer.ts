@@ -282,7 +282,17 @@ export class ConcurrentConsumer {
     this.inFlight.wakeAll();
     for (const timer of this.resumeTimers) clearTimeout(timer);
     this.resumeTimers.clear();
-    this.consumer.pause(this.options.topics.map((topic) => ({ topic })));
+    try {
+      this.consumer.pause(this.options.topics.map((topic) => ({ topic })));
+    } catch (err) {
+      // kafkajs refuses while its consumer is down after a crash, its restart pending: there is
+      // nothing to pause, and the disconnect below cancels the restart. The rest of the stop
+      // (drain, commit, disconnect) must still run, or the restart rejoins a stopped process.
+      this.options.logger.info(
+        { groupId: this.options.groupId, err: errorMessage(err) },
+        'stopping a consumer that is down',
+      );
+    }
     await this.inFlight.drained(this.options.drainTimeoutMs ?? 15_000);
     clearInterval(this.commitTimer);
     clearTimeout(this.promptCommit);

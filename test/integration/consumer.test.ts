@@ -190,4 +190,28 @@ describe('ConcurrentConsumer', () => {
       timeoutMs: 20_000,
     });
   });
+
+  it('stops cleanly while its kafkajs consumer is down after a crash, letting in-flight work finish', async () => {
+    const topic = await topicWith([{ key: 'k', value: 'slow' }]);
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    let finished = false;
+    const consumer = await start(
+      topic,
+      async () => {
+        await gate;
+        finished = true;
+      },
+      false,
+    );
+    await eventually(() => consumer.inFlightCount === 1 || undefined, { what: 'the message in flight' });
+    // What a crash leaves until kafkajs's restart: its consumer stopped, its group gone. kafkajs
+    // then refuses pause() ("Consumer group was not initialized"), which stop() used to let through
+    // before draining, committing or disconnecting.
+    await (consumer as unknown as { consumer: { stop(): Promise<void> } }).consumer.stop();
+    const stopped = consumer.stop();
+    setTimeout(release, 200);
+    await expect(stopped).resolves.toBeUndefined();
+    expect(finished).toBe(true); // drained before it returned
+  });
 });
