@@ -8,8 +8,12 @@ import { cpuMsSince } from './stats';
 
 /**
  * The raw-kafkajs baselines: the same client settings Hookline uses (src/kafka/client.ts), the
- * same producer options (src/roles.ts: idempotent, one request in flight, acks=-1), none of
- * Hookline's code on the path.
+ * same producer options (src/roles.ts: idempotent, one request in flight, acks=-1). The kafkajs
+ * they run is the one Hookline runs: `createKafka` applies Hookline's two process-wide changes to
+ * kafkajs (its request-queue timer, its Produce encoder), as `bench/run.ts` does before the first
+ * scenario. Nothing else of Hookline's is on the path: the producer keeps kafkajs's default
+ * partitioner (murmur2 on kafkajs's Long; Hookline's own puts keys on the same partitions with
+ * less CPU, ~16% of the raw producer's busy samples at batches of 100).
  */
 
 export function benchKafka(ctx: BenchContext, clientId: string): Kafka {
