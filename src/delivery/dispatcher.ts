@@ -117,7 +117,17 @@ export class Dispatcher {
       return this.options.defer(task);
     }
     return new Promise<void>((resolve, reject) => {
-      const item: Queued = { ...options, task, key: task.userKey, resolve, reject };
+      // Written out, not `{ ...options, task, … }`: V8 adds properties to a spread copy slowly
+      // (~1 µs each here), once per task.
+      const item: Queued = {
+        onStart: options.onStart,
+        held: options.held,
+        source: options.source,
+        task,
+        key: task.userKey,
+        resolve,
+        reject,
+      };
       if (admission === 'start') this.start(task.destinationId, lane, item);
       else (task.dueAtMs !== undefined ? lane.retries : lane.firsts).push(item);
     });

@@ -176,12 +176,13 @@ export class ConcurrentConsumer {
       resolveOffset(message.offset);
       this.inFlight.add();
       const held = () => !this.outOfGroup && this.partitions.holds(key, tracker);
-      const consumed = { topic: batch.topic, partition: batch.partition, message, held };
+      const { topic, partition } = batch;
       if (this.options.keyOrdered && message.key)
-        this.keyChains.run(`${key}:${message.key.toString('latin1')}`, (next) =>
-          this.run({ ...consumed, nextMayStart: next }, tracker, offset),
+        this.keyChains.run(`${key}:${message.key.toString('latin1')}`, (nextMayStart) =>
+          // One literal, not a spread plus a property: V8 adds those slowly (~1 µs), per message.
+          this.run({ topic, partition, message, held, nextMayStart }, tracker, offset),
         );
-      else void this.run(consumed, tracker, offset);
+      else void this.run({ topic, partition, message, held }, tracker, offset);
     }
     await heartbeat();
   }

@@ -1,6 +1,6 @@
 import { DEFAULT_RETRY_CUTOFF_MS, DEFAULT_RETRY_SCHEDULE_MS } from '../../../src/config/retry';
 import type { DeliveryOutcome, UrlAttempt } from '../../../src/delivery/failover';
-import { planHandoff, type Handoff } from '../../../src/delivery/handoff';
+import { planHandoff, recordAttempt, type Handoff } from '../../../src/delivery/handoff';
 import type { DeliveryTask } from '../../../src/records/delivery-task';
 
 const policy = { scheduleMs: DEFAULT_RETRY_SCHEDULE_MS, cutoffMs: DEFAULT_RETRY_CUTOFF_MS };
@@ -237,5 +237,40 @@ describe('planHandoff', () => {
       urls: [{ urlIndex: 0, result: 'blocked_address', durationMs: 0 }],
     });
     expect(plan.attempt.urls[0]).toEqual({ urlIndex: 0, result: 'blocked_address', durationMs: 0 });
+  });
+});
+
+describe('recordAttempt', () => {
+  // Required<>: a field added to DeliveryTask must be added here, so the copy is checked for it too.
+  const everyField: Required<DeliveryTask> = {
+    ...task({ attempts: 2 }),
+    firstAttemptAtMs: T0 - 40,
+    dueAtMs: T0 - 1,
+    history: [{ atMs: T0 - 40, durationMs: 5, urlIndex: 0, result: 'timeout' }],
+    deadLetterReason: 'http_410',
+    deadLetteredAtMs: T0 - 2,
+  };
+  const delivered: DeliveryOutcome = {
+    kind: 'delivered',
+    urlIndex: 1,
+    status: 200,
+    attempts: [url(1, 'success', 200)],
+  };
+
+  it('keeps every field of the task, counts the attempt and appends its summary', () => {
+    const summary = { atMs: T0, durationMs: 12, urlIndex: 1, status: 200, result: 'success' };
+    expect(recordAttempt(everyField, delivered, T0, 12.3)).toStrictEqual({
+      ...everyField,
+      attempts: 3,
+      history: [...everyField.history, summary],
+    });
+  });
+
+  it('sets the first attempt time once, and leaves absent fields absent', () => {
+    const first = recordAttempt(task(), delivered, T0, 12.3);
+    expect(first.firstAttemptAtMs).toBe(T0);
+    expect(Object.keys(first)).not.toEqual(expect.arrayContaining(['dueAtMs']));
+    expect('deadLetterReason' in first || 'deadLetteredAtMs' in first).toBe(false);
+    expect(recordAttempt(first, delivered, T0 + 5, 1).firstAttemptAtMs).toBe(T0);
   });
 });
