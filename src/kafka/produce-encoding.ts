@@ -4,7 +4,7 @@ import { encodeProduceRequest, type ProduceRequestArgs } from './produce-request
 
 /**
  * Makes kafkajs 2.2.4 encode Produce requests with `encodeProduceRequest` (one exact-size buffer)
- * instead of its own encoder, whose allocations and copies cost about 20 µs of CPU per record.
+ * instead of its own encoder, whose allocations and copies cost 13–14 µs of CPU per record here.
  *
  * kafkajs looks up a request's builder at each send (`lookupRequest(apiKeys.Produce,
  * requests.Produce)` → `requests.Produce.protocol({ version })`), so wrapping that one exported
