@@ -12,8 +12,7 @@ import { performance } from 'node:perf_hooks';
 import pino from 'pino';
 import { resolveCluster } from '../tools/devstack';
 import { createLogger } from '../src/observability/logger';
-import { fixRequestQueueTimer } from '../src/kafka/request-queue-timer';
-import { useFastProduceEncoding } from '../src/kafka/produce-encoding';
+import { applyKafkajsFixes } from '../src/kafka/client';
 import { Harness } from './harness/client';
 import { formatReport, type BenchReport, type ScenarioRecord } from './lib/report';
 import type { BenchContext } from './lib/scenario';
@@ -69,12 +68,10 @@ async function main(): Promise<number> {
   const args = parseArgs(process.argv.slice(2));
   const selected = args.names.length === 0 ? SCENARIOS : SCENARIOS.filter((s) => args.names.includes(s.name));
   process.env.KAFKAJS_NO_PARTITIONER_WARNING = '1';
-  // Hookline's Kafka clients replace kafkajs 2.2.4's busy timer and its Produce encoder
-  // process-wide (request-queue-timer.ts, produce-encoding.ts). Applied before any scenario, so
-  // that every raw kafkajs baseline runs with the same kafkajs as Hookline, whichever scenario
-  // creates Hookline's first client.
-  fixRequestQueueTimer();
-  useFastProduceEncoding();
+  // Hookline's Kafka clients change kafkajs 2.2.4 process-wide (its busy timer, its Produce
+  // encoder). Applied before any scenario, so that every raw kafkajs baseline runs with the same
+  // kafkajs as Hookline, whichever scenario creates Hookline's first client.
+  applyKafkajsFixes();
   const startedAt = new Date();
   const started = performance.now();
 

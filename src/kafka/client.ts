@@ -33,13 +33,18 @@ const LEVELS: Record<number, 'error' | 'warn' | 'info' | 'debug'> = {
 };
 
 /**
- * A kafkajs client whose logs go through pino (as `component: kafkajs`), without kafkajs 2.2.4's
- * busy timer on every connection (request-queue-timer.ts), encoding Produce requests in one pass
- * (produce-encoding.ts).
+ * Hookline's two changes to kafkajs 2.2.4, process-wide (on the kafkajs module this process
+ * loads): no busy timer on every connection (request-queue-timer.ts), Produce requests encoded in
+ * one pass (produce-encoding.ts). Idempotent; `createKafka` applies them.
  */
-export function createKafka(options: KafkaClientOptions): Kafka {
+export function applyKafkajsFixes(): void {
   fixRequestQueueTimer();
   useFastProduceEncoding();
+}
+
+/** A kafkajs client whose logs go through pino (as `component: kafkajs`), with `applyKafkajsFixes`. */
+export function createKafka(options: KafkaClientOptions): Kafka {
+  applyKafkajsFixes();
   const log = options.logger.child({ component: 'kafkajs' });
   return new Kafka({
     clientId: options.clientId,
