@@ -13,6 +13,7 @@ import type { Logger } from '../observability/logger';
 import type { BrokerOutageWatch } from './outage';
 import { hooklinePartitioner } from './partitioner';
 import { fixRequestQueueTimer } from './request-queue-timer';
+import { useFastFetchDecoding } from './fetch-decoding';
 import { useFastProduceEncoding } from './produce-encoding';
 
 export interface KafkaClientOptions {
@@ -33,13 +34,15 @@ const LEVELS: Record<number, 'error' | 'warn' | 'info' | 'debug'> = {
 };
 
 /**
- * Hookline's two changes to kafkajs 2.2.4, process-wide (on the kafkajs module this process
- * loads): no busy timer on every connection (request-queue-timer.ts), Produce requests encoded in
- * one pass (produce-encoding.ts). Idempotent; `createKafka` applies them.
+ * Hookline's changes to kafkajs 2.2.4, process-wide (on the kafkajs module this process loads): no
+ * busy timer on every connection (request-queue-timer.ts), Produce requests encoded in one pass
+ * (produce-encoding.ts), Fetch responses decoded in one pass (fetch-decoding.ts). Idempotent;
+ * `createKafka` applies them.
  */
 export function applyKafkajsFixes(): void {
   fixRequestQueueTimer();
   useFastProduceEncoding();
+  useFastFetchDecoding();
 }
 
 /** A kafkajs client whose logs go through pino (as `component: kafkajs`), with `applyKafkajsFixes`. */
