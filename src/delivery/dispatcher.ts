@@ -15,16 +15,19 @@ import { TokenBucket, burstFor } from './rate-limit';
 export interface DispatcherOptions extends AdmissionLimits {
   /**
    * Attempts a task and hands it on (done, retry, dead letter). Resolves when that is durable;
-   * calls `requestsDone` once its requests to the destination are over (before the hand-off).
-   * `source`: where the task was read (SubmitOptions).
+   * calls `requestsDone` once its requests to the destination are over (before the hand-off),
+   * saying whether the task was delivered. `source`: where the task was read (SubmitOptions).
    */
-  run: (task: DeliveryTask, requestsDone: () => void, source?: string) => Promise<void>;
+  run: (task: DeliveryTask, requestsDone: RequestsDone, source?: string) => Promise<void>;
   /** Hands a task to the first delay topic without attempting it (backpressure). */
   defer: (task: DeliveryTask) => Promise<void>;
   /** A destination's `maxRequestsPerSecond`, if it has one. */
   rateOf?: (destinationId: string) => number | undefined;
   clock: Clock;
 }
+
+/** Called once a run's requests are over, before its hand-off; `delivered`: one URL took it. */
+export type RequestsDone = (delivered: boolean) => void;
 
 /** How a task's attempt may start. */
 export interface SubmitOptions {
@@ -48,7 +51,12 @@ interface Queued extends SubmitOptions {
 }
 
 interface Lane {
+  /**
+   * Runs holding one of the lane's slots: those whose requests are in flight, and those handing
+   * on a task that was not delivered (see `start`).
+   */
   active: number;
+  /** Users with a run in the lane, requests or hand-off: their next task waits for it to end. */
   activeKeys: Map<string, number>;
   /** Start times of the runs whose requests are in flight, oldest first (insertion order). */
   activeSince: Set<{ atMs: number }>;
@@ -255,7 +263,13 @@ export class Dispatcher {
   }
 
   private dropIfIdle(destinationId: string, lane: Lane): void {
-    if (lane.active === 0 && lane.retries.length === 0 && lane.firsts.length === 0 && !lane.tokenTimer)
+    if (
+      lane.active === 0 &&
+      lane.activeKeys.size === 0 && // runs still handing on (their slots freed) keep the lane
+      lane.retries.length === 0 &&
+      lane.firsts.length === 0 &&
+      !lane.tokenTimer
+    )
       this.lanes.delete(destinationId);
   }
 
@@ -270,18 +284,33 @@ export class Dispatcher {
     lane.activeKeys.set(item.key, (lane.activeKeys.get(item.key) ?? 0) + 1);
     const since = { atMs: this.options.clock.now() };
     lane.activeSince.add(since);
-    const requestsDone = () => {
+    let holdsSlot = true;
+    const freeSlot = () => {
+      if (!holdsSlot) return;
+      holdsSlot = false;
+      lane.active--;
+    };
+    const requestsDone: RequestsDone = (delivered) => {
       if (!lane.activeSince.delete(since)) return;
       const runMs = this.options.clock.now() - since.atMs;
       lane.avgRunMs = lane.avgRunMs === undefined ? runMs : lane.avgRunMs * 0.8 + runMs * 0.2;
+      // A slot is for requests to the destination. A delivered task's hand-off (its attempt
+      // record, which lingers to share a produce request) need not hold one. A task that failed
+      // keeps its slot until its retry or dead letter is on Kafka, and so does any task of a slow
+      // lane: failing and slow destinations then start no more work than their hand-offs allow,
+      // and the slow budget counts those hand-offs.
+      if (delivered && !this.health(lane).slow) {
+        freeSlot();
+        this.pump(destinationId, lane);
+      }
     };
     item.onStart?.();
     this.options
       .run(item.task, requestsDone, item.source)
       .then(item.resolve, item.reject)
       .finally(() => {
-        requestsDone();
-        lane.active--;
+        requestsDone(false);
+        freeSlot();
         const n = lane.activeKeys.get(item.key)! - 1;
         if (n === 0) lane.activeKeys.delete(item.key);
         else lane.activeKeys.set(item.key, n);

@@ -15,6 +15,7 @@ import { DELIVERED_FROM_HEADER } from './delivered-lookup';
 import { GoneUrls } from './gone-urls';
 import { planHandoff, type HandoffPlan } from './handoff';
 import type { WebhookClient } from './http/client';
+import type { RequestsDone } from './dispatcher';
 import type { DeliveryMetrics } from './metrics';
 import { standardWebhooksKeysAt, type OpenedSettings, type SettingsOpener } from './secrets';
 import { SecretUnreadableError } from '../security/secrets';
@@ -83,7 +84,7 @@ export class DeliveryExecutor {
    */
   readonly execute = async (
     task: DeliveryTask,
-    requestsDone?: () => void,
+    requestsDone?: RequestsDone,
     source?: string,
   ): Promise<void> => {
     const { catalog, metrics, clock } = this.options;
@@ -99,7 +100,7 @@ export class DeliveryExecutor {
 
     const startedAtMs = clock.now();
     metrics.inFlight.inc();
-    let outcome: DeliveryOutcome;
+    let outcome: DeliveryOutcome | undefined;
     try {
       outcome = await deliverToDestination({
         client: this.options.client,
@@ -120,7 +121,7 @@ export class DeliveryExecutor {
       });
     } finally {
       metrics.inFlight.dec();
-      requestsDone?.();
+      requestsDone?.(outcome?.kind === 'delivered');
     }
     for (const a of outcome.attempts) {
       if (a.result === 'circuit_open') continue; // no request was made

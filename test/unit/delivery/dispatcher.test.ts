@@ -234,9 +234,9 @@ describe('Dispatcher', () => {
       let now = 0;
       const handoffs = new Map<string, () => void>();
       // Requests that answer at once, hand-offs that Kafka (or a saturated event loop) holds up.
-      const run = (t: DeliveryTask, requestsDone: () => void) =>
+      const run = (t: DeliveryTask, requestsDone: (delivered: boolean) => void) =>
         new Promise<void>((resolve) => {
-          requestsDone();
+          requestsDone(false);
           handoffs.set(t.messageId, resolve);
         });
       const d = dispatcher({
@@ -253,6 +253,74 @@ describe('Dispatcher', () => {
       void d.submit(task('fast', 'u7', 'f7'));
       expect(deferred).toEqual([]); // not slow: its queue is kept
       expect(d.load('fast')).toEqual({ active: 4, queued: 3 });
+    });
+
+    describe('a slot is held for requests, and for the hand-off of what was not delivered', () => {
+      /** Runs whose requests end (`requestsDone`) and whose hand-offs end (resolve) by hand. */
+      function twoStepRuns() {
+        const started: string[] = [];
+        const requests = new Map<string, (delivered: boolean) => void>();
+        const handoffs = new Map<string, () => void>();
+        const run = (t: DeliveryTask, requestsDone: (delivered: boolean) => void) =>
+          new Promise<void>((resolve) => {
+            started.push(t.messageId);
+            requests.set(t.messageId, requestsDone);
+            handoffs.set(t.messageId, resolve);
+          });
+        const settle = () => new Promise((r) => setImmediate(r));
+        return { run, started, requests, handoffs, settle };
+      }
+
+      it('frees it once the requests of a delivered task are over, while its attempt record is written', async () => {
+        const { run, started, requests, handoffs, settle } = twoStepRuns();
+        const d = dispatcher({ run, maxActivePerDestination: 1 });
+        void d.submit(task('d', 'u0', 'a'));
+        void d.submit(task('d', 'u1', 'b'));
+        expect(started).toEqual(['a']);
+        requests.get('a')!(true);
+        expect(started).toEqual(['a', 'b']); // a's hand-off still pending
+        expect(d.load('d')).toEqual({ active: 1, queued: 0 });
+        handoffs.get('a')!();
+        await settle();
+        expect(d.load('d')).toEqual({ active: 1, queued: 0 });
+      });
+
+      it('keeps it through the hand-off of a task that failed (its retry), so failures start no more work', async () => {
+        const { run, started, requests, handoffs, settle } = twoStepRuns();
+        const d = dispatcher({ run, maxActivePerDestination: 1 });
+        void d.submit(task('d', 'u0', 'a'));
+        void d.submit(task('d', 'u1', 'b'));
+        requests.get('a')!(false);
+        expect(started).toEqual(['a']);
+        handoffs.get('a')!();
+        await settle();
+        expect(started).toEqual(['a', 'b']);
+      });
+
+      it('keeps it in a slow lane, delivered or not: the slow budget counts hand-offs', async () => {
+        const { run, started, requests } = twoStepRuns();
+        let now = 0;
+        const d = dispatcher({ ...slowLimits, run, maxActivePerDestination: 1, clock: { now: () => now } });
+        void d.submit(task('slow', 'u0', 'a'));
+        void d.submit(task('slow', 'u1', 'b'));
+        now += 3_000; // past slowRunMs
+        requests.get('a')!(true);
+        expect(started).toEqual(['a']);
+      });
+
+      it('makes the next task of the same user wait for the whole run, hand-off included', async () => {
+        const { run, started, requests, handoffs, settle } = twoStepRuns();
+        const d = dispatcher({ run, maxActivePerDestination: 2 });
+        void d.submit(task('d', 'u0', 'a'));
+        requests.get('a')!(true);
+        // The lane has no run holding a slot, but is kept: a's user still has a hand-off going.
+        void d.submit(task('d', 'u0', 'a2'));
+        void d.submit(task('d', 'u1', 'b'));
+        expect(started).toEqual(['a', 'b']);
+        handoffs.get('a')!();
+        await settle();
+        expect(started).toEqual(['a', 'b', 'a2']);
+      });
     });
 
     it('serves retries before first attempts in a busy lane', async () => {
