@@ -4,14 +4,15 @@
  *  - the webhook body: parsed objects serialised again, or the record's JSON text put in as it is;
  *  - the partition of a task's key: kafkajs's murmur2 (64-bit Long objects), or Math.imul;
  *  - the delivery log: a pino child logger per task (bindings serialised and redacted), or none;
- *  - the request's URL: parsed twice and its IP literal checked per request, or parsed once;
- *  - the request's deadline: an AbortController, or a small EventEmitter-style signal.
+ *  - the request's URL: parsed twice and its IP literal checked per request, or parsed once.
+ * (The request's deadline, once an AbortController, is now the request handler's own timer; see
+ * src/delivery/http/discarding-handler.ts.)
  * Rounds interleaved (before, after, before, after, ...), best of each, in µs of one call.
  *
  *   npx tsx bench/micro/per-event.ts [calls per round, default 50000] [rounds, default 7]
  */
 import { Partitioners, type PartitionMetadata } from 'kafkajs';
-import { Deadline, Targets } from '../../src/delivery/http/targets';
+import { Targets } from '../../src/delivery/http/targets';
 import { partitionOfKey } from '../../src/kafka/partitioner';
 import { createLogger } from '../../src/observability/logger';
 import { eventRecordName, fromAvroRecord, toAvroRecord, type FreeFormTexts } from '../../src/records/event';
@@ -69,23 +70,6 @@ const pairs: [string, () => unknown, () => unknown, number][] = [
       return [parsed.origin, parsed.pathname + parsed.search, literal && policy.check(literal).allowed];
     },
     () => targets.of(url),
-    1,
-  ],
-  [
-    'request deadline signal',
-    () => {
-      const controller = new AbortController();
-      const listener = () => undefined;
-      controller.signal.addEventListener('abort', listener, { once: true });
-      controller.signal.removeEventListener('abort', listener);
-      return controller;
-    },
-    () => {
-      const deadline = new Deadline();
-      const listener = () => undefined;
-      deadline.once('abort', listener).removeListener('abort', listener);
-      return deadline;
-    },
     1,
   ],
 ];

@@ -1,4 +1,4 @@
-import { Deadline, Targets } from '../../../../src/delivery/http/targets';
+import { Targets } from '../../../../src/delivery/http/targets';
 import { createAddressPolicy } from '../../../../src/security/address-policy';
 
 describe('Targets', () => {
@@ -20,20 +20,5 @@ describe('Targets', () => {
     expect(targets.of('https://a.example/x')).toBe(targets.of('https://a.example/x'));
     expect(() => targets.of('not a url')).toThrow('Invalid URL');
     expect(() => targets.of('not a url')).toThrow('Invalid URL'); // not cached as valid
-  });
-});
-
-describe('Deadline', () => {
-  it('calls its abort listeners once, except those removed', () => {
-    const deadline = new Deadline();
-    const calls: string[] = [];
-    const kept = () => calls.push('kept');
-    const removed = () => calls.push('removed');
-    deadline.once('abort', kept).once('abort', removed).removeListener('abort', removed);
-    expect(deadline.aborted).toBe(false);
-    deadline.abort();
-    deadline.abort();
-    expect(deadline.aborted).toBe(true);
-    expect(calls).toEqual(['kept']);
   });
 });
