@@ -70,7 +70,8 @@ export async function deliverToDestination(options: DeliverOptions): Promise<Del
   const clock = options.clock ?? systemClock;
   const log = attemptLog(options.logger ?? silentLogger(), options.logFields);
 
-  const body = Buffer.from(payload, 'utf8');
+  // Sent and signed as the string it is (UTF-8): no copy of the body per delivery.
+  const body = payload;
   const signature = sharedSecret ? signatureFor(sharedSecret, body) : undefined;
   const attempts: UrlAttempt[] = [];
   let retriable = false;
@@ -112,7 +113,7 @@ export async function deliverToDestination(options: DeliverOptions): Promise<Del
 
 function standardWebhooksHeaders(
   signing: DeliverOptions['standardWebhooks'],
-  body: Buffer,
+  body: string,
   atMs: number,
 ): { id: string; timestampS: number; signature: string } | undefined {
   if (!signing || signing.keys.length === 0) return undefined;

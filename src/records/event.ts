@@ -64,7 +64,9 @@ export function fromAvroRecord(
   const type = TYPE_BY_RECORD.get(recordName);
   if (!type) throw new UndecodableRecordError(`${recordName} is not an event record`);
   const event: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(record)) {
+  // Object.keys, not Object.entries: no [key, value] array per field of every event read.
+  for (const key of Object.keys(record)) {
+    const value = record[key];
     if (value === null || value === undefined) continue;
     if (TIMESTAMP_FIELDS.has(key)) event[key] = new Date(value as number).toISOString();
     else if (JSON_FIELDS.has(key)) {

@@ -90,6 +90,9 @@ function typeFields(event: TrackingEvent): JsonObject {
 /** The given fields minus the undefined ones, in the given order. */
 function present(fields: Record<string, string | JsonObject | undefined>): JsonObject {
   const out: JsonObject = {};
-  for (const [key, value] of Object.entries(fields)) if (value !== undefined) out[key] = value;
+  for (const key in fields) {
+    const value = fields[key];
+    if (value !== undefined) out[key] = value;
+  }
   return out;
 }

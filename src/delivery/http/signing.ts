@@ -8,7 +8,6 @@ export const SIGNATURE_HEADER = 'X-Signature';
  * bytes (a string body is taken as UTF-8). Sign the bytes that are sent, never a re-serialisation.
  */
 export function signatureFor(secret: string, body: string | Buffer): string {
-  return createHmac('sha1', secret)
-    .update(typeof body === 'string' ? Buffer.from(body, 'utf8') : body)
-    .digest('hex');
+  const hmac = createHmac('sha1', secret);
+  return (typeof body === 'string' ? hmac.update(body, 'utf8') : hmac.update(body)).digest('hex');
 }

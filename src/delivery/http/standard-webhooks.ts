@@ -39,16 +39,15 @@ export function standardWebhooksSignature(options: {
   keys: Buffer[];
   id: string;
   timestampS: number;
-  body: Buffer;
+  /** The exact body; a string is taken as UTF-8. */
+  body: string | Buffer;
 }): string {
   const { id, timestampS, body } = options;
   const keys = options.keys.filter((key, i) => options.keys.findIndex((k) => k.equals(key)) === i);
   return keys
     .map((key) => {
-      const mac = createHmac('sha256', key)
-        .update(`${id}.${timestampS}.`, 'utf8')
-        .update(body)
-        .digest('base64');
+      const hmac = createHmac('sha256', key).update(`${id}.${timestampS}.`, 'utf8');
+      const mac = (typeof body === 'string' ? hmac.update(body, 'utf8') : hmac.update(body)).digest('base64');
       return `v1,${mac}`;
     })
     .join(' ');

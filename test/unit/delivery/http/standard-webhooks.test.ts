@@ -48,6 +48,13 @@ describe('standardWebhooksSignature', () => {
     expect(() => new Webhook(secret(randomBytes(32))).verify(body.toString('utf8'), headers)).toThrow();
   });
 
+  it('signs a string body as its UTF-8 bytes', () => {
+    const keys = [randomBytes(32)];
+    expect(
+      standardWebhooksSignature({ keys, id, timestampS: 1_764_000_000, body: body.toString('utf8') }),
+    ).toBe(standardWebhooksSignature({ keys, id, timestampS: 1_764_000_000, body }));
+  });
+
   it('signs once with keys that are equal', () => {
     const key = randomBytes(32);
     const signature = standardWebhooksSignature({ keys: [key, Buffer.from(key)], id, timestampS: 1, body });
