@@ -1,7 +1,12 @@
+import { createRequire } from 'node:module';
+
 /**
- * CRC-32C (Castagnoli), the checksum of a Kafka record batch, eight bytes per step ("slicing by
- * 8"): about four times as fast as kafkajs's table lookup of one byte per step, which was half of
- * the cost of encoding a Produce request (produce-request.ts).
+ * CRC-32C (Castagnoli), the checksum of a Kafka record batch (produce-request.ts).
+ *
+ * `crc32c` is @node-rs/crc32's native implementation where its prebuilt binary loads (0.19 ns a
+ * byte here, against 1.4–1.8 for the JavaScript below and 4.2 for kafkajs's), else `crc32cJs`:
+ * eight bytes per step ("slicing by 8"). Either is checked on the standard check value before use;
+ * the tests compare both with kafkajs's on any bytes.
  */
 
 const POLYNOMIAL = 0x82f63b78; // reversed 0x1EDC6F41
@@ -23,8 +28,8 @@ const TABLES: Uint32Array[] = (() => {
   return tables;
 })();
 
-/** The unsigned CRC-32C of `bytes`. */
-export function crc32c(bytes: Uint8Array): number {
+/** The unsigned CRC-32C of `bytes`, in JavaScript. */
+export function crc32cJs(bytes: Uint8Array): number {
   const [t0, t1, t2, t3, t4, t5, t6, t7] = TABLES as [
     Uint32Array,
     Uint32Array,
@@ -54,3 +59,26 @@ export function crc32c(bytes: Uint8Array): number {
   for (; i < bytes.length; i++) crc = t0[(crc ^ bytes[i]!) & 0xff]! ^ (crc >>> 8);
   return (crc ^ 0xffffffff) >>> 0;
 }
+
+type Crc32c = (bytes: Uint8Array) => number;
+
+/** The check value of CRC-32C: the CRC of the nine bytes "123456789". */
+const CHECK = { input: Buffer.from('123456789', 'latin1'), crc: 0xe3069283 };
+
+/** @node-rs/crc32's crc32c, if its binary loads on this platform and computes the check value. */
+export function nativeCrc32c(requireFrom: NodeRequire = createRequire(__filename)): Crc32c | undefined {
+  try {
+    const native = (requireFrom('@node-rs/crc32') as { crc32c: Crc32c }).crc32c;
+    return native(CHECK.input) === CHECK.crc ? native : undefined;
+  } catch {
+    return undefined; // no prebuilt binary for this platform: the JavaScript one
+  }
+}
+
+const native = nativeCrc32c();
+
+/** Which implementation `crc32c` is. */
+export const crc32cImplementation: 'native' | 'javascript' = native ? 'native' : 'javascript';
+
+/** The unsigned CRC-32C of `bytes`. */
+export const crc32c: Crc32c = native ?? crc32cJs;
