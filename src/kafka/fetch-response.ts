@@ -1,3 +1,5 @@
+import { ProtocolReader, UNSUPPORTED, checkedSum } from './protocol-reader';
+
 /**
  * Decodes a Fetch v11 response into exactly what kafkajs 2.2.4's decoder returns, in one pass
  * over the bytes. kafkajs builds a `Decoder` per record and per header, a 64-bit `Long` (BigInt)
@@ -71,9 +73,6 @@ const CONTROL_MASK = 0x20;
 const CREATE_TIME = 0;
 const LOG_APPEND_TIME = 1;
 
-/** Thrown inside the decoder: leave this response to kafkajs. */
-const UNSUPPORTED = new Error('not decoded here');
-
 /** What `{}[key]` finds on Object.prototype (kafkajs's header merge would see it). */
 const PLAIN: Record<string, unknown> = {};
 
@@ -86,11 +85,7 @@ export function decodeFetchResponse(raw: Buffer): FetchResponse | undefined {
   }
 }
 
-class FetchReader {
-  private at = 0;
-
-  constructor(private readonly raw: Buffer) {}
-
+class FetchReader extends ProtocolReader {
   response(): FetchResponse {
     const clientSideThrottleTime = this.int32();
     const errorCode = this.int16();
@@ -212,113 +207,10 @@ class FetchReader {
     this.at = batchEnd;
   }
 
-  // --- primitives; Buffer's readers throw a RangeError past the end, which means "kafkajs" ---
-
-  private int8(): number {
-    const value = this.raw.readInt8(this.at);
-    this.at += 1;
-    return value;
-  }
-
-  private int16(): number {
-    const value = this.raw.readInt16BE(this.at);
-    this.at += 2;
-    return value;
-  }
-
-  private int32(): number {
-    const value = this.raw.readInt32BE(this.at);
-    this.at += 4;
-    return value;
-  }
-
-  /** An int64 as kafkajs prints it (decimal, signed). */
-  private int64(): string {
-    const high = this.raw.readInt32BE(this.at);
-    const low = this.raw.readUInt32BE(this.at + 4);
-    this.at += 8;
-    if (high >= -0x200000 && high < 0x200000) return String(high * 0x1_0000_0000 + low);
-    return String((BigInt(high) << 32n) + BigInt(low));
-  }
-
-  /** An int64 that offsets and timestamps are added to: exact as a number, or not decoded here. */
-  private safeInt64(): number {
-    const high = this.raw.readInt32BE(this.at);
-    const low = this.raw.readUInt32BE(this.at + 4);
-    this.at += 8;
-    if (high < -0x200000 || high >= 0x200000) throw UNSUPPORTED;
-    return high * 0x1_0000_0000 + low;
-  }
-
-  private array<T>(read: () => T): T[] {
-    const length = this.int32();
-    if (length === -1) return [];
-    if (length < 0) throw UNSUPPORTED;
-    const items = new Array<T>(length);
-    for (let i = 0; i < length; i++) items[i] = read();
-    return items;
-  }
-
-  private string(): string | null {
-    const length = this.int16();
-    if (length === -1) return null;
-    return this.utf8(length);
-  }
-
-  private utf8(length: number): string {
-    if (length < 0 || this.at + length > this.raw.length) throw UNSUPPORTED;
-    const text = this.raw.toString('utf8', this.at, this.at + length);
-    this.at += length;
-    return text;
-  }
-
-  /** A zig-zag varint of at most 5 bytes (kafkajs's readVarInt on what Kafka writes). */
-  private varInt(): number {
-    let result = 0;
-    for (let shift = 0; shift <= 28; shift += 7) {
-      const byte = this.byte();
-      result |= (byte & 0x7f) << shift;
-      if (byte < 0x80) return (result >>> 1) ^ -(result & 1);
-    }
-    throw UNSUPPORTED;
-  }
-
-  /** A zig-zag varlong of at most 7 bytes (49 bits: exact as a number), else not decoded here. */
-  private varLong(): number {
-    let result = 0;
-    for (let shift = 0; shift <= 42; shift += 7) {
-      const byte = this.byte();
-      result += (byte & 0x7f) * 2 ** shift;
-      if (byte < 0x80) return result % 2 === 0 ? result / 2 : -(result + 1) / 2;
-    }
-    throw UNSUPPORTED;
-  }
-
-  private byte(): number {
-    if (this.at >= this.raw.length) throw UNSUPPORTED;
-    return this.raw[this.at++]!;
-  }
-
-  private varIntBytes(): Buffer | null {
-    const length = this.varInt();
-    if (length === -1) return null;
-    if (length < 0 || this.at + length > this.raw.length) throw UNSUPPORTED;
-    const bytes = this.raw.subarray(this.at, this.at + length);
-    this.at += length;
-    return bytes;
-  }
-
   /** A header key; null keys and names Object.prototype has are left to kafkajs. */
   private varIntString(): string {
     const name = this.utf8(this.varInt());
     if (name in PLAIN) throw UNSUPPORTED;
     return name;
   }
-}
-
-/** `a + b` when exact (kafkajs adds 64-bit integers), else not decoded here. */
-function checkedSum(a: number, b: number): number {
-  const sum = a + b;
-  if (!Number.isSafeInteger(sum)) throw UNSUPPORTED;
-  return sum;
 }
