@@ -13,6 +13,8 @@ const WARM_UP_EVENTS = 1_000;
 const TARGET_RATIO = 0.6;
 /** Issue 16: e2e against the receiver's HTTP ceiling as a compiled load client measures it. */
 const COMPILED_TARGET_RATIO = 0.3;
+/** Issue 16: Hookline's CPU per delivered event ≤ 2× the raw path's (produce + consume + POST). */
+const CPU_TARGET_RATIO = 2;
 const DELIVERY_TIMEOUT_MS = 120_000;
 
 /** CPU ms spent on `count` items → µs per item. */
@@ -166,6 +168,13 @@ export const e2eScenario: Scenario = {
         ],
         checks: [
           check('delivered/s ÷ raw ceiling', delivered / ceiling, '×', 'min', TARGET_RATIO),
+          check(
+            'CPU per event ÷ raw produce + consume + POST',
+            hooklineCpu / rawCpu,
+            '×',
+            'max',
+            CPU_TARGET_RATIO,
+          ),
           ...(compiled.ok
             ? [
                 check(
