@@ -153,17 +153,26 @@ export class Dispatcher {
     return this.pool;
   }
 
-  /** Starts what may start, in order (retries first); a slow or stalled lane defers what cannot start. */
-  private pump(destinationId: string, lane: Lane): void {
+  /**
+   * Starts what may start, in order (retries first); a slow or stalled lane defers what cannot
+   * start, unless `startOnly` (see `start`).
+   */
+  private pump(destinationId: string, lane: Lane, startOnly = false): void {
     // The lane's health is the same through one pump: starting requests changes neither its
     // average run nor its oldest request in flight.
     const health = this.health(lane);
-    this.pumpQueue(destinationId, lane, lane.retries, health);
-    this.pumpQueue(destinationId, lane, lane.firsts, health);
+    this.pumpQueue(destinationId, lane, lane.retries, health, startOnly);
+    this.pumpQueue(destinationId, lane, lane.firsts, health, startOnly);
     this.dropIfIdle(destinationId, lane);
   }
 
-  private pumpQueue(destinationId: string, lane: Lane, queue: Queued[], health: LaneHealth): void {
+  private pumpQueue(
+    destinationId: string,
+    lane: Lane,
+    queue: Queued[],
+    health: LaneHealth,
+    startOnly: boolean,
+  ): void {
     const { slow, stalled } = health;
     let i = 0;
     while (i < queue.length) {
@@ -175,7 +184,7 @@ export class Dispatcher {
       if (!sameUserActive && this.hasRoom(lane, slow) && tokenOk) {
         removeAt(queue, i);
         this.start(destinationId, lane, item);
-      } else if (slow || stalled) {
+      } else if ((slow || stalled) && !startOnly) {
         // A slow or stalled lane keeps no queue: what cannot start now waits in the delay topic.
         removeAt(queue, i);
         this.options.defer(item.task).then(item.resolve, item.reject);
@@ -242,9 +251,12 @@ export class Dispatcher {
       // keeps its slot until its retry or dead letter is on Kafka, and so does any task of a slow
       // lane: failing and slow destinations then start no more work than their hand-offs allow,
       // and the slow budget counts those hand-offs.
+      // The pump then only starts work: the same user's next task still waits for this run's
+      // hand-off, and a lane that looks stalled (as any may while this process is starved of CPU)
+      // would otherwise defer it now, though it can start once that hand-off is done.
       if (delivered && !this.health(lane).slow) {
         freeSlot();
-        this.pump(destinationId, lane);
+        this.pump(destinationId, lane, true);
       }
     };
     item.onStart?.();

@@ -308,6 +308,29 @@ describe('Dispatcher', () => {
         expect(started).toEqual(['a']);
       });
 
+      it('does not defer the next task of the same user when a delivered run ends in a lane that looks stalled', async () => {
+        const { run, started, requests, handoffs, settle } = twoStepRuns();
+        const deferred: string[] = [];
+        let now = 0;
+        const d = dispatcher({
+          run,
+          defer: async (t) => void deferred.push(t.messageId),
+          clock: { now: () => now },
+        });
+        void d.submit(task('d', 'u2', 'c')); // a quick run first: the lane's average is 0 ms
+        requests.get('c')!(true); // (its hand-off still going keeps the lane, and that average)
+        void d.submit(task('d', 'u0', 'a'));
+        void d.submit(task('d', 'u1', 'b'));
+        void d.submit(task('d', 'u0', 'a2')); // waits for a, same user
+        now += 600; // b in flight for 600 ms: more than 500 ms and 4x the average, so stalled
+        requests.get('a')!(true);
+        expect(deferred).toEqual([]); // a2 can start once a's hand-off is done
+        handoffs.get('a')!();
+        await settle();
+        expect(started).toEqual(['c', 'a', 'b', 'a2']);
+        expect(deferred).toEqual([]);
+      });
+
       it('makes the next task of the same user wait for the whole run, hand-off included', async () => {
         const { run, started, requests, handoffs, settle } = twoStepRuns();
         const d = dispatcher({ run, maxActivePerDestination: 2 });
