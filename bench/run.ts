@@ -68,8 +68,7 @@ async function main(): Promise<number> {
   const args = parseArgs(process.argv.slice(2));
   const selected = args.names.length === 0 ? SCENARIOS : SCENARIOS.filter((s) => args.names.includes(s.name));
   process.env.KAFKAJS_NO_PARTITIONER_WARNING = '1';
-  // Hookline's Kafka clients change kafkajs 2.2.4 process-wide (its busy timer, its Produce
-  // encoder). Applied before any scenario, so that every raw kafkajs baseline runs with the same
+  // Hookline's Kafka clients change kafkajs 2.2.4 process-wide (applyKafkajsFixes). Applied before any scenario, so that every raw kafkajs baseline runs with the same
   // kafkajs as Hookline, whichever scenario creates Hookline's first client.
   applyKafkajsFixes();
   const startedAt = new Date();

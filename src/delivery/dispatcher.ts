@@ -11,9 +11,9 @@ import {
   type PoolLoad,
 } from './admission';
 import { newLane, removeAt, type Lane, type Queued, type SubmitOptions } from './lane';
+import { TokenBucket, burstFor } from './rate-limit';
 
 export type { SubmitOptions };
-import { TokenBucket, burstFor } from './rate-limit';
 
 export interface DispatcherOptions extends AdmissionLimits {
   /**
