@@ -13,6 +13,7 @@ import pino from 'pino';
 import { resolveCluster } from '../tools/devstack';
 import { createLogger } from '../src/observability/logger';
 import { applyKafkajsFixes } from '../src/kafka/client';
+import { projectRoot } from '../test/support/project-root';
 import { Harness } from './harness/client';
 import { formatReport, type BenchReport, type ScenarioRecord } from './lib/report';
 import type { BenchContext } from './lib/scenario';
@@ -23,7 +24,7 @@ import { SCENARIOS } from './scenarios';
  * selected scenario that declares one (`backlog`: its fill and slowest allowed drain).
  */
 const BASE_LIMIT_MS = 15 * 60_000;
-const RESULTS_DIR = path.join(__dirname, 'results');
+const RESULTS_DIR = path.join(projectRoot(), 'bench', 'results');
 
 interface Args {
   names: string[];

@@ -13,7 +13,8 @@ const CALL_TIMEOUT_MS = 120_000;
 
 /**
  * The bench's handle on the harness process (harness/child.ts): typed calls over IPC. The child
- * inherits this process's execArgv, so it runs TypeScript through tsx like its parent.
+ * is the same kind of file as this one (the compiled `.js` of `npm run bench`, or `.ts` through
+ * tsx, whose execArgv it inherits).
  */
 export class Harness {
   private nextId = 0;
@@ -34,7 +35,7 @@ export class Harness {
   }
 
   static start(): Harness {
-    const child = fork(path.join(__dirname, 'child.ts'), [], {
+    const child = fork(path.join(__dirname, `child${path.extname(__filename)}`), [], {
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
     return new Harness(child);

@@ -5,9 +5,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { resolveCacheDir } from '../../tools/devstack/paths';
+import { projectRoot } from '../../test/support/project-root';
 
 const run = promisify(execFile);
-const SOURCE_DIR = path.join(__dirname, '..', 'ceiling');
+const SOURCE_DIR = path.join(projectRoot(), 'bench', 'ceiling');
 const SOURCES = ['go.mod', 'main.go'];
 
 /** Keep-alive connections of the compiled client: "many", as in the issue (its receiver is one Node loop). */

@@ -62,7 +62,7 @@ export class FlakyReceiver {
   }
 
   static async start(): Promise<FlakyReceiver> {
-    // The child inherits this process's execArgv, so it runs TypeScript through tsx like its parent.
+    // This very file: compiled JavaScript (`npm run bench`), or TypeScript through the parent's tsx.
     const receiver = new FlakyReceiver(
       fork(__filename, [CHILD_FLAG], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }),
     );

@@ -104,7 +104,7 @@ function add(map: Map<string, number>, key: string, n: number): void {
 function fnKey(node: ProfileNode): string {
   const { functionName, url, lineNumber } = node.callFrame;
   if (!url) return functionName || '(anonymous)';
-  // tsx-compiled files: the line is of the generated code, and misleads more than it helps.
+  // Compiled files (tsc's or tsx's): the line is of the generated code, and misleads more than it helps.
   const line = /\/(src|bench|test)\//.test(url) ? '' : `:${lineNumber + 1}`;
   return `${functionName || '(anonymous)'} ${shortUrl(url)}${line}`;
 }

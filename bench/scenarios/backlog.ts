@@ -7,6 +7,7 @@ import { connectAvro } from '../../src/avro/connect';
 import { eventKey } from '../../src/events/types';
 import { createLogger } from '../../src/observability/logger';
 import { EventCodec } from '../../src/records/event';
+import { projectRoot } from '../../test/support/project-root';
 import { runId as newRunId } from '../lib/app';
 import { normalizedEvent, type EncodedRecord } from '../lib/events';
 import { benchKafka, produceClosedLoop, rawProducer } from '../lib/raw-kafka';
@@ -28,7 +29,7 @@ const FILL_BATCH = 500;
 const FILL_CONCURRENCY = 4;
 const SAMPLE_INTERVAL_MS = 1_000;
 const ROLES = 'router,worker';
-const ROOT = path.resolve(__dirname, '../..');
+const ROOT = projectRoot();
 
 /** `BENCH_BACKLOG_EVENTS` (default 1,000,000) × --scale, at least 10,000. */
 export function backlogEvents(ctx: Pick<BenchContext, 'scale'>): number {

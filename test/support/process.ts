@@ -2,8 +2,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { LOOPBACK_NETWORKS, TEST_SECRETS_KEY } from './app';
+import { projectRoot } from './project-root';
 
-const ROOT = path.resolve(__dirname, '../..');
+const ROOT = projectRoot();
 
 /**
  * Runs `src/main.ts` (what `npm start` runs) as a real child process, in one process (no tsx

@@ -14,6 +14,7 @@ import { createWebhookClient, type WebhookClient } from '../../src/delivery/http
 import { createAddressPolicy } from '../../src/security/address-policy';
 import { serialisePayload } from '../../src/routing/payload';
 import { parseJson, type JsonObject } from '../../src/events/json';
+import { projectRoot } from './project-root';
 
 export interface Received {
   method: string;
@@ -104,7 +105,7 @@ export async function freePort(): Promise<number> {
 export const hmac = (secret: string, body: Buffer) => createHmac('sha1', secret).update(body).digest('hex');
 export const entry = (url: string, headers: Record<string, string> = {}): WebhookEntry => ({ url, headers });
 export const version = (
-  JSON.parse(readFileSync(path.join(__dirname, '../../package.json'), 'utf8')) as { version: string }
+  JSON.parse(readFileSync(path.join(projectRoot(), 'package.json'), 'utf8')) as { version: string }
 ).version;
 
 export const payload = serialisePayload({
