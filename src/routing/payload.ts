@@ -49,8 +49,10 @@ export function shapePayload(event: HooklineEvent): JsonObject {
  * byte the same (tested); a record another producer wrote with other spacing keeps its spacing.
  */
 export function serialisePayload(event: HooklineEvent, texts?: FreeFormTexts): string {
-  const shaped = shapePayload(event);
-  if (!texts) return stringifyJson(shaped);
+  if (!texts) return stringifyJson(shapePayload(event));
+  // The event may have its free-form objects only as text (decodeWithTexts): whether the payload
+  // has such a field (a screen's properties) is then the text's presence.
+  const shaped = shapePayload({ ...event, ...placeholders(texts) });
   let out = '{';
   for (const key in shaped) {
     const text = key in FREE_FORM_FIELDS ? texts[key as keyof FreeFormTexts] : undefined;
@@ -61,6 +63,14 @@ export function serialisePayload(event: HooklineEvent, texts?: FreeFormTexts): s
 
 /** The payload fields that are an event's free-form objects, as they are. */
 const FREE_FORM_FIELDS = { context: true, properties: true, traits: true } as const;
+
+/** An empty object in each free-form field that has a text, for shapePayload to place it. */
+function placeholders(texts: FreeFormTexts): Partial<Record<keyof typeof FREE_FORM_FIELDS, JsonObject>> {
+  const out: Partial<Record<keyof typeof FREE_FORM_FIELDS, JsonObject>> = {};
+  for (const key in FREE_FORM_FIELDS)
+    if (texts[key as keyof FreeFormTexts] !== undefined) out[key as keyof typeof FREE_FORM_FIELDS] = {};
+  return out;
+}
 
 function identity(event: TrackingEvent): JsonObject {
   if (event.type === 'alias') return { 'Previous ID': event.previousId, 'User ID': event.userId };

@@ -2,6 +2,7 @@ import * as avro from 'avsc';
 import { loadSchemaFiles, defaultSchemaDir } from '../../../src/avro/schema-files';
 import { eventRecordName, fromAvroRecord, toAvroRecord } from '../../../src/records/event';
 import { parseJson } from '../../../src/events/json';
+import { UndecodableRecordError } from '../../../src/core/errors';
 import type { EventType, HooklineEvent } from '../../../src/events/types';
 import { sampleEvents } from '../../fixtures/events';
 
@@ -73,5 +74,46 @@ describe('event ↔ Avro record mapping', () => {
     expect(record.properties).toContain('"revenue":19.90');
     expect(record.properties).toContain('"orderNumber":123456789012345678901234567890');
     expect(parseJson(record.properties as string)).toEqual((track as { properties: unknown }).properties);
+  });
+
+  describe('with the free-form texts (a payload is made of them)', () => {
+    const record = (fields: Record<string, unknown>) => ({
+      messageId: 'm-1',
+      type: 'track',
+      event: 'e',
+      userId: 'u',
+      timestamp: 0,
+      receivedAt: 0,
+      sourceId: 's',
+      ...fields,
+    });
+
+    it('hands back the texts and parses only integrations onto the event', () => {
+      const texts = {};
+      const event = fromAvroRecord(
+        eventRecordName('track'),
+        record({ properties: '{"a":1.50}', context: '{ "ip": "1.2.3.4" }', integrations: '{"All":false}' }),
+        texts,
+      );
+      expect(texts).toEqual({
+        properties: '{"a":1.50}',
+        context: '{ "ip": "1.2.3.4" }',
+        integrations: '{"All":false}',
+      });
+      expect(event).toMatchObject({ type: 'track', integrations: { All: false } });
+      expect(Object.keys(event)).not.toContain('properties');
+      expect(Object.keys(event)).not.toContain('context');
+    });
+
+    it.each([
+      ['invalid JSON', '{"a":', /Track\.properties is not valid JSON: /],
+      ['a JSON array', '[1]', /Track\.properties is not a JSON object/],
+      ['a JSON string', '"{}"', /Track\.properties is not a JSON object/],
+    ])('refuses %s with the reason, as without the texts', (_name, properties, reason) => {
+      const fields = record({ properties });
+      expect(() => fromAvroRecord(eventRecordName('track'), fields, {})).toThrow(UndecodableRecordError);
+      expect(() => fromAvroRecord(eventRecordName('track'), fields, {})).toThrow(reason);
+      expect(() => fromAvroRecord(eventRecordName('track'), fields)).toThrow(reason);
+    });
   });
 });

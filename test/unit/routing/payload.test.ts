@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { isJsonObject, parseJson, type JsonObject } from '../../../src/events/json';
-import type { HooklineEvent } from '../../../src/events/types';
+import type { HooklineEvent, ScreenEvent } from '../../../src/events/types';
 import {
   eventRecordName,
   fromAvroRecord,
@@ -182,12 +182,21 @@ describe('serialisePayload with the record texts', () => {
           const texts: FreeFormTexts = {};
           const decoded = fromAvroRecord(eventRecordName(type), toAvroRecord(event), texts);
           expect(texts.context).toBeDefined();
-          expect(serialisePayload(decoded, texts)).toBe(serialisePayload(decoded));
+          const parsed = fromAvroRecord(eventRecordName(type), toAvroRecord(event));
+          expect(serialisePayload(decoded, texts)).toBe(serialisePayload(parsed));
           expect(serialisePayload(decoded, texts)).toBe(serialisePayload(event));
         },
       ),
       { numRuns: 500 },
     );
+  });
+
+  it('places a field that is only a text where the parsed object would be, and only then', () => {
+    const screen: ScreenEvent = { ...common, type: 'screen', userId: 'u', name: 'Home' };
+    expect(serialisePayload(screen, {})).toBe(serialisePayload(screen));
+    expect(serialisePayload(screen, {})).not.toContain('properties');
+    const withText = serialisePayload(screen, { properties: '{"a":1}', context: '{"b":2}' });
+    expect(withText).toBe(serialisePayload({ ...screen, properties: { a: 1 }, context: { b: 2 } }));
   });
 
   it('serialises what the record has no text for, and keeps another writer’s spacing', () => {
