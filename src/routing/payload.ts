@@ -1,5 +1,5 @@
 import { stringifyJson, type JsonObject } from '../events/json';
-import type { HooklineEvent, TrackingEvent } from '../events/types';
+import type { HooklineEvent } from '../events/types';
 import type { FreeFormTexts } from '../records/event';
 
 /** The `version` every payload but delete carries. */
@@ -28,17 +28,7 @@ export const PAYLOAD_VERSION = 1;
  * Other event fields (receivedAt, sentAt, originalTimestamp, integrations, sourceId) are not sent.
  */
 export function shapePayload(event: HooklineEvent): JsonObject {
-  if (event.type === 'delete') return { type: event.type, userId: event.userId, timestamp: event.timestamp };
-  return {
-    version: PAYLOAD_VERSION,
-    type: event.type,
-    messageId: event.messageId,
-    ...present({ anonymousId: event.anonymousId }),
-    ...identity(event),
-    ...typeFields(event),
-    timestamp: event.timestamp,
-    context: event.context ?? {},
-  };
+  return shape(event, event as FreeFormObjects);
 }
 
 /**
@@ -52,11 +42,17 @@ export function serialisePayload(event: HooklineEvent, texts?: FreeFormTexts): s
   if (!texts) return stringifyJson(shapePayload(event));
   // The event may have its free-form objects only as text (decodeWithTexts): whether the payload
   // has such a field (a screen's properties) is then the text's presence.
-  const shaped = shapePayload({ ...event, ...placeholders(texts) });
+  const { context, properties, traits } = event as FreeFormObjects;
+  const shaped = shape(event, {
+    context: texts.context !== undefined ? PLACEHOLDER : context,
+    properties: texts.properties !== undefined ? PLACEHOLDER : properties,
+    traits: texts.traits !== undefined ? PLACEHOLDER : traits,
+  });
   let out = '{';
   for (const key in shaped) {
     const text = key in FREE_FORM_FIELDS ? texts[key as keyof FreeFormTexts] : undefined;
-    out += `${out.length > 1 ? ',' : ''}${JSON.stringify(key)}:${text ?? stringifyJson(shaped[key])}`;
+    const name = QUOTED_KEYS.get(key) ?? JSON.stringify(key);
+    out += `${out.length > 1 ? ',' : ''}${name}:${text ?? stringifyJson(shaped[key])}`;
   }
   return `${out}}`;
 }
@@ -64,45 +60,51 @@ export function serialisePayload(event: HooklineEvent, texts?: FreeFormTexts): s
 /** The payload fields that are an event's free-form objects, as they are. */
 const FREE_FORM_FIELDS = { context: true, properties: true, traits: true } as const;
 
-/** An empty object in each free-form field that has a text, for shapePayload to place it. */
-function placeholders(texts: FreeFormTexts): Partial<Record<keyof typeof FREE_FORM_FIELDS, JsonObject>> {
-  const out: Partial<Record<keyof typeof FREE_FORM_FIELDS, JsonObject>> = {};
-  for (const key in FREE_FORM_FIELDS)
-    if (texts[key as keyof FreeFormTexts] !== undefined) out[key as keyof typeof FREE_FORM_FIELDS] = {};
-  return out;
-}
+type FreeFormObjects = Partial<Record<keyof typeof FREE_FORM_FIELDS, JsonObject>>;
 
-function identity(event: TrackingEvent): JsonObject {
-  if (event.type === 'alias') return { 'Previous ID': event.previousId, 'User ID': event.userId };
-  return present({ userId: event.userId });
-}
+/** Stands for a free-form object whose text goes in the body instead; never serialised. */
+const PLACEHOLDER: JsonObject = Object.freeze({}) as JsonObject;
 
-function typeFields(event: TrackingEvent): JsonObject {
+/** Every key a payload may have, quoted as JSON prints it. */
+const QUOTED_KEYS = new Map(
+  [
+    ...['version', 'type', 'messageId', 'anonymousId', 'userId', 'Previous ID', 'User ID'],
+    ...['name', 'category', 'event', 'groupId', 'properties', 'traits', 'timestamp', 'context'],
+  ].map((key) => [key, JSON.stringify(key)]),
+);
+
+/** shapePayload, with the free-form objects taken from `free`. One object, built in key order. */
+function shape(event: HooklineEvent, free: FreeFormObjects): JsonObject {
+  if (event.type === 'delete') return { type: event.type, userId: event.userId, timestamp: event.timestamp };
+  const out: JsonObject = { version: PAYLOAD_VERSION, type: event.type, messageId: event.messageId };
+  if (event.anonymousId !== undefined) out.anonymousId = event.anonymousId;
+  if (event.type === 'alias') {
+    out['Previous ID'] = event.previousId;
+    out['User ID'] = event.userId;
+  } else if (event.userId !== undefined) out.userId = event.userId;
   switch (event.type) {
     case 'page':
-      return {
-        ...present({ name: event.name, category: event.category }),
-        properties: event.properties ?? {},
-      };
     case 'screen':
-      return present({ name: event.name, category: event.category, properties: event.properties });
+      if (event.name !== undefined) out.name = event.name;
+      if (event.category !== undefined) out.category = event.category;
+      if (event.type === 'page') out.properties = free.properties ?? {};
+      else if (free.properties !== undefined) out.properties = free.properties;
+      break;
     case 'identify':
-      return { traits: event.traits ?? {} };
+      out.traits = free.traits ?? {};
+      break;
     case 'track':
-      return { event: event.event, properties: event.properties ?? {} };
+      out.event = event.event;
+      out.properties = free.properties ?? {};
+      break;
     case 'group':
-      return { groupId: event.groupId, traits: event.traits ?? {} };
+      out.groupId = event.groupId;
+      out.traits = free.traits ?? {};
+      break;
     case 'alias':
-      return {};
+      break;
   }
-}
-
-/** The given fields minus the undefined ones, in the given order. */
-function present(fields: Record<string, string | JsonObject | undefined>): JsonObject {
-  const out: JsonObject = {};
-  for (const key in fields) {
-    const value = fields[key];
-    if (value !== undefined) out[key] = value;
-  }
+  out.timestamp = event.timestamp;
+  out.context = free.context ?? {};
   return out;
 }
