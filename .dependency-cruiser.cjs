@@ -65,6 +65,14 @@ module.exports = {
       to: { path: '^(tools|test|bench)/' },
     },
     {
+      name: 'kafkajs-through-its-module',
+      severity: 'error',
+      comment:
+        'kafkajs values come from src/kafka/kafkajs.ts, which first puts in place what must be before kafkajs loads (group-messages.ts). Types may come from kafkajs.',
+      from: { path: '^(src|tools/devstack)/', pathNot: '^src/kafka/kafkajs\\.ts$' },
+      to: { path: '^node_modules/kafkajs/', dependencyTypesNot: ['type-only'] },
+    },
+    {
       name: 'product-not-to-dev-dependencies',
       severity: 'error',
       comment: 'The image installs production dependencies only.',
@@ -76,6 +84,6 @@ module.exports = {
     doNotFollow: { path: 'node_modules' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
-    exclude: { path: '^(dist|node_modules)/' },
+    exclude: { path: '^dist(-bench)?/' },
   },
 };

@@ -5,6 +5,8 @@
  * the cluster resolveCluster finds or starts, prints a table and writes bench/results/latest.json.
  * A missed target prints a warning; only a scenario that fails to run makes the exit code 1.
  */
+// First: what must be in place before kafkajs loads (the raw baselines' kafkajs is Hookline's).
+import '../src/kafka/kafkajs-preload';
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';

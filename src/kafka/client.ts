@@ -6,7 +6,7 @@ import {
   type LogEntry,
   type ProducerConfig,
   type SASLOptions,
-} from 'kafkajs';
+} from './kafkajs';
 import type { Config } from '../config/config';
 import { retryTransient } from '../core/backoff';
 import type { Logger } from '../observability/logger';
@@ -15,6 +15,9 @@ import { hooklinePartitioner } from './partitioner';
 import { fixRequestQueueTimer } from './request-queue-timer';
 import { useFastFetchDecoding } from './fetch-decoding';
 import { useFastProduceEncoding } from './produce-encoding';
+import { groupMessagesPreload } from './kafkajs-preload';
+
+let warnedTooLate = false;
 
 export interface KafkaClientOptions {
   brokers: string[];
@@ -37,7 +40,8 @@ const LEVELS: Record<number, 'error' | 'warn' | 'info' | 'debug'> = {
  * Hookline's changes to kafkajs 2.2.4, process-wide (on the kafkajs module this process loads): no
  * busy timer on every connection (request-queue-timer.ts), Produce requests encoded in one pass
  * (produce-encoding.ts), Fetch responses decoded in one pass (fetch-decoding.ts). Idempotent;
- * `createKafka` applies them.
+ * `createKafka` applies them. One more is made before kafkajs loads, by importing it through
+ * src/kafka/kafkajs.ts: messages grouped by partition in linear time (group-messages.ts).
  */
 export function applyKafkajsFixes(): void {
   fixRequestQueueTimer();
@@ -49,6 +53,12 @@ export function applyKafkajsFixes(): void {
 export function createKafka(options: KafkaClientOptions): Kafka {
   applyKafkajsFixes();
   const log = options.logger.child({ component: 'kafkajs' });
+  if (groupMessagesPreload === 'too late' && !warnedTooLate) {
+    warnedTooLate = true;
+    log.warn(
+      'kafkajs was loaded before src/kafka/kafkajs.ts: its quadratic groupMessagesPerPartition stays (same results, more CPU)',
+    );
+  }
   return new Kafka({
     clientId: options.clientId,
     brokers: options.brokers,

@@ -1,4 +1,4 @@
-import { AssignerProtocol, type PartitionAssigner } from 'kafkajs';
+import { AssignerProtocol, type PartitionAssigner } from './kafkajs';
 
 /**
  * Which partitions each member gets when partition `n` of every topic must go to the same member

@@ -1,4 +1,4 @@
-import { PartitionAssigners } from 'kafkajs';
+import { PartitionAssigners } from './kafkajs';
 import type { Admin, Consumer, EachBatchPayload } from 'kafkajs';
 import { systemClock, type Clock } from '../core/clock';
 import { sleep } from '../core/backoff';

@@ -3,7 +3,7 @@ import {
   KafkaJSError,
   KafkaJSNumberOfRetriesExceeded,
   KafkaJSSASLAuthenticationError,
-} from 'kafkajs';
+} from './kafkajs';
 import { systemClock, type Clock } from '../core/clock';
 import { HooklineError } from '../core/errors';
 

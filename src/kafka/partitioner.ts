@@ -1,4 +1,4 @@
-import { Partitioners, type ICustomPartitioner } from 'kafkajs';
+import { Partitioners, type ICustomPartitioner } from './kafkajs';
 
 const M = 0x5bd1e995;
 const SEED = 0x9747b28c;

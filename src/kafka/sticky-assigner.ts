@@ -1,4 +1,4 @@
-import { AssignerProtocol, type Assignment, type PartitionAssigner } from 'kafkajs';
+import { AssignerProtocol, type Assignment, type PartitionAssigner } from './kafkajs';
 
 /** The assigner's (the group protocol's) name. */
 export const STICKY_PROTOCOL = 'HooklineStickyAssigner';

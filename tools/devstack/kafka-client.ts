@@ -1,5 +1,5 @@
 import { DEFAULT_RETRY_SCHEDULE_MS } from '../../src/config/retry';
-import { Kafka, type LogEntry, logLevel } from 'kafkajs';
+import { Kafka, type LogEntry, logLevel } from '../../src/kafka/kafkajs';
 import type { Logger } from '../../src/observability/logger';
 import { ensureTopics } from '../../src/kafka/topics';
 

@@ -1,0 +1,8 @@
+/**
+ * kafkajs, as Hookline's modules import it: its values come from here, never from 'kafkajs'
+ * itself (types may; a lint rule says so), so that what must be in place before kafkajs loads is
+ * (group-messages.ts). The preload is this module's first import.
+ */
+import './kafkajs-preload';
+
+export * from 'kafkajs';
