@@ -1,5 +1,5 @@
 import { startBenchApp, type BenchApp } from '../lib/app';
-import { deliverAndWait, warmUp, type DeliveryRun } from '../lib/pipeline';
+import { deliverAndWait, warmUpToSteadyState, type DeliveryRun } from '../lib/pipeline';
 import { formatSummary, startProfiler } from '../lib/profile';
 
 interface Measured {
@@ -83,7 +83,12 @@ export const audiencesScenario: Scenario = {
       const receiverIds = [receiverId!];
       const source = await app.source('bench audiences');
       await app.destination(source.id, url!, 'bench receiver');
-      await warmUp(ctx, app, { writeKey: source.writeKey, receiverIds, events: WARM_UP_EVENTS });
+      await warmUpToSteadyState(ctx, app, {
+        writeKey: source.writeKey,
+        receiverIds,
+        joinEvents: WARM_UP_EVENTS,
+        events,
+      });
       const options = { writeKey: source.writeKey, receiverIds, events, timeoutMs: DELIVERY_TIMEOUT_MS };
 
       // Each run is followed by a settle: the identifies it caused are delivered before the next

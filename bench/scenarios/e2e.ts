@@ -1,6 +1,6 @@
 import { BENCH_PARTITIONS, startBenchApp } from '../lib/app';
 import { formatStages, sampleStages } from '../lib/app-metrics';
-import { BATCH_SIZE, CLIENTS, deliverAndWait, warmUp } from '../lib/pipeline';
+import { BATCH_SIZE, CLIENTS, deliverAndWait, warmUpToSteadyState } from '../lib/pipeline';
 import { formatSummary, startProfiler } from '../lib/profile';
 import { CEILING_CONNECTIONS, measureCompiledCeiling } from '../lib/compiled-ceiling';
 import { measureRawCeiling, webhookBody } from '../lib/raw-ceiling';
@@ -44,8 +44,13 @@ export const e2eScenario: Scenario = {
       const source = await app.source('bench e2e');
       await app.destination(source.id, url!, 'bench receiver');
       const receiverIds = [receiverId!];
-      ctx.log(`e2e: warming up the pipeline (${WARM_UP_EVENTS} events)`);
-      await warmUp(ctx, app, { writeKey: source.writeKey, receiverIds, events: WARM_UP_EVENTS });
+      ctx.log(`e2e: warming up the pipeline (${WARM_UP_EVENTS} events, then ${events})`);
+      await warmUpToSteadyState(ctx, app, {
+        writeKey: source.writeKey,
+        receiverIds,
+        joinEvents: WARM_UP_EVENTS,
+        events,
+      });
 
       // (a) raw Kafka produce then consume; (b) raw HTTP: the webhook body Hookline sends, with the
       // worker's concurrency per destination.

@@ -2,7 +2,7 @@ import { loadavg } from 'node:os';
 import { connectAvro } from '../../src/avro/connect';
 import { createLogger } from '../../src/observability/logger';
 import { EventCodec } from '../../src/records/event';
-import { deliverAndWait, warmUp } from '../lib/pipeline';
+import { deliverAndWait, warmUpToSteadyState } from '../lib/pipeline';
 import { measureRawCeiling } from '../lib/raw-ceiling';
 import { benchKafka, rawProducer } from '../lib/raw-kafka';
 import { check, scaled, type Figure, type Scenario } from '../lib/scenario';
@@ -43,7 +43,12 @@ export const processesScenario: Scenario = {
         const source = await app.source('bench processes');
         await app.destination(source.id, url!, 'bench receiver');
         ctx.log(`processes: ${workers} process(es), warming up`);
-        await warmUp(ctx, app, { writeKey: source.writeKey, receiverIds, events: WARM_UP_EVENTS });
+        await warmUpToSteadyState(ctx, app, {
+          writeKey: source.writeKey,
+          receiverIds,
+          joinEvents: WARM_UP_EVENTS,
+          events,
+        });
         if (workers === PROCESS_COUNTS[0]) {
           const raw = await rawCeilingOf(ctx, app.prefix, source.id, url!, events);
           ceiling = raw.ceiling;
