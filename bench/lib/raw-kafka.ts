@@ -11,7 +11,9 @@ import { cpuMsSince } from './stats';
  * same producer options (src/roles.ts: idempotent, one request in flight, acks=-1). The kafkajs
  * they run is the one Hookline runs: `createKafka` applies Hookline's process-wide changes to kafkajs
  * (`applyKafkajsFixes`: its request-queue timer, its Produce encoder, its Fetch decoder), as
- * `bench/run.ts` does before the first scenario. Nothing else of Hookline's is on the path: the producer keeps kafkajs's default
+ * `bench/run.ts` does before the first scenario, whose first import also puts Hookline's linear
+ * grouping of messages by partition in place (src/kafka/group-messages.ts). Nothing else of
+ * Hookline's is on the path: the producer keeps kafkajs's default
  * partitioner (murmur2 on kafkajs's Long; Hookline's own puts keys on the same partitions with
  * less CPU, ~16% of the raw producer's busy samples at batches of 100).
  */

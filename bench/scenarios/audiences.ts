@@ -88,6 +88,7 @@ export const audiencesScenario: Scenario = {
         receiverIds,
         joinEvents: WARM_UP_EVENTS,
         events,
+        timeoutMs: DELIVERY_TIMEOUT_MS,
       });
       const options = { writeKey: source.writeKey, receiverIds, events, timeoutMs: DELIVERY_TIMEOUT_MS };
 

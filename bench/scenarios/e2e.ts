@@ -50,6 +50,7 @@ export const e2eScenario: Scenario = {
         receiverIds,
         joinEvents: WARM_UP_EVENTS,
         events,
+        timeoutMs: DELIVERY_TIMEOUT_MS,
       });
 
       // (a) raw Kafka produce then consume; (b) raw HTTP: the webhook body Hookline sends, with the

@@ -48,6 +48,7 @@ export const processesScenario: Scenario = {
           receiverIds,
           joinEvents: WARM_UP_EVENTS,
           events,
+          timeoutMs: DELIVERY_TIMEOUT_MS,
         });
         if (workers === PROCESS_COUNTS[0]) {
           const raw = await rawCeilingOf(ctx, app.prefix, source.id, url!, events);

@@ -105,6 +105,16 @@ describe('event ↔ Avro record mapping', () => {
       expect(Object.keys(event)).not.toContain('context');
     });
 
+    it('accepts what JSON.parse accepts, a key written twice included, and keeps the text', () => {
+      const texts: { properties?: string } = {};
+      const properties = '{"a":1.0,"a":2}'; // the lossless parser refuses this one
+      expect(() => fromAvroRecord(eventRecordName('track'), record({ properties }))).toThrow(
+        UndecodableRecordError,
+      );
+      fromAvroRecord(eventRecordName('track'), record({ properties }), texts);
+      expect(texts.properties).toBe(properties);
+    });
+
     it.each([
       ['invalid JSON', '{"a":', /Track\.properties is not valid JSON: /],
       ['a JSON array', '[1]', /Track\.properties is not a JSON object/],
