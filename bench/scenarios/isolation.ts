@@ -1,5 +1,6 @@
 import { startBenchApp, type BenchApp } from '../lib/app';
 import { formatStages, sampleStages } from '../lib/app-metrics';
+import { startProfiler } from '../lib/profile';
 import { deliverAndWait, warmUp, type DeliveryRun } from '../lib/pipeline';
 import { check, scaled, type Scenario } from '../lib/scenario';
 import { perSecond } from '../lib/stats';
@@ -62,8 +63,11 @@ function isolationScenarioOf(options: { name: string; destinations: number; hung
         ctx.log(
           `${options.name}: fault run (${HUNG} of ${DESTINATIONS} destinations never answer; 5 s timeout)`,
         );
-        const sampler = await sampleStages(bad.app.app.parts.metrics);
+        // Every 100 ms: the run takes about a second.
+        const sampler = await sampleStages(bad.app.app.parts.metrics, 100);
+        const profiler = ctx.profile ? await startProfiler(ctx.resultsDir) : undefined;
         const fault = await run(bad.app, bad.writeKey, 'isohang');
+        if (profiler) await profiler.stop(`${options.name}-fault`);
         const timeline = await sampler.stop();
         const hungStats = await harness.call('receiverStats', { ids: hanging.ids });
         const hungRequests = hungStats.reduce((n, r) => n + r.count, 0);
