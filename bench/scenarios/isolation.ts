@@ -4,6 +4,8 @@ import { startProfiler } from '../lib/profile';
 import { deliverAndWait, warmUp, type DeliveryRun } from '../lib/pipeline';
 import { check, scaled, type Scenario } from '../lib/scenario';
 import { perSecond } from '../lib/stats';
+import { sleep } from '../lib/wait';
+import { STALL_FLOOR_MS } from '../../src/delivery/admission';
 
 /** Events per run; each goes to every destination of its source. */
 const EVENTS = 2_000;
@@ -58,8 +60,13 @@ function isolationScenarioOf(options: { name: string; destinations: number; hung
           ...healthy.urls.slice(0, DESTINATIONS - HUNG),
           ...hanging.urls,
         ]);
-        // The warm-up already hangs on the 10th destination: the fault run starts mid-fault.
+        // The warm-up already hangs on the 10th destination: the fault run starts mid-fault. Not
+        // before the hang is older than the stall floor: until then Hookline cannot tell a
+        // hanging destination from a slow one, queues its tasks, and their events hold the
+        // router's in-flight room (the onset, ~0.5 s, which a quick warm-up left inside the run).
+        const hangStartedAt = performance.now();
         await warmUp(ctx, bad.app, { writeKey: bad.writeKey, receiverIds: measured, events: 500 });
+        await sleep(Math.max(0, hangStartedAt + 2 * STALL_FLOOR_MS - performance.now()));
         ctx.log(
           `${options.name}: fault run (${HUNG} of ${DESTINATIONS} destinations never answer; 5 s timeout)`,
         );
