@@ -81,6 +81,9 @@ export async function deliverAndWait(
   };
 }
 
+/** The small warm-up run of `warmUpToSteadyState`. */
+export const JOIN_WARM_UP_EVENTS = 1_000;
+
 /**
  * `warmUp` (a small run that proves the groups joined), then one discarded run of the measured
  * size (`timeoutMs`: the scenario's own, as its measured run may take), so that the measured run finds the JIT, the heap and the connections in their steady
@@ -91,10 +94,10 @@ export async function deliverAndWait(
 export async function warmUpToSteadyState(
   ctx: BenchContext,
   app: Pick<BenchApp, 'baseUrl'>,
-  options: { writeKey: string; receiverIds: number[]; joinEvents: number; events: number; timeoutMs: number },
+  options: { writeKey: string; receiverIds: number[]; events: number; timeoutMs: number },
 ): Promise<void> {
-  const { joinEvents, timeoutMs, ...rest } = options;
-  await warmUp(ctx, app, { ...rest, events: joinEvents });
+  const { timeoutMs, ...rest } = options;
+  await warmUp(ctx, app, { ...rest, events: JOIN_WARM_UP_EVENTS });
   const run = await deliverAndWait(ctx, app, { ...rest, label: 'steady', timeoutMs });
   if (!run.complete)
     ctx.log(

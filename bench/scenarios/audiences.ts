@@ -14,7 +14,6 @@ import { perSecond } from '../lib/stats';
 import { pollUntil } from '../lib/wait';
 
 const EVENTS = 10_000;
-const WARM_UP_EVENTS = 1_000;
 const TARGET_RATIO = 0.8;
 const DELIVERY_TIMEOUT_MS = 120_000;
 /** Creation reads each partition's history once per computation: slow on a loaded machine. */
@@ -86,7 +85,6 @@ export const audiencesScenario: Scenario = {
       await warmUpToSteadyState(ctx, app, {
         writeKey: source.writeKey,
         receiverIds,
-        joinEvents: WARM_UP_EVENTS,
         events,
         timeoutMs: DELIVERY_TIMEOUT_MS,
       });

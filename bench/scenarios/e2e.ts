@@ -1,6 +1,12 @@
 import { BENCH_PARTITIONS, startBenchApp } from '../lib/app';
 import { formatStages, sampleStages } from '../lib/app-metrics';
-import { BATCH_SIZE, CLIENTS, deliverAndWait, warmUpToSteadyState } from '../lib/pipeline';
+import {
+  BATCH_SIZE,
+  CLIENTS,
+  deliverAndWait,
+  JOIN_WARM_UP_EVENTS,
+  warmUpToSteadyState,
+} from '../lib/pipeline';
 import { formatSummary, startProfiler } from '../lib/profile';
 import { CEILING_CONNECTIONS, measureCompiledCeiling } from '../lib/compiled-ceiling';
 import { measureRawCeiling, webhookBody } from '../lib/raw-ceiling';
@@ -9,7 +15,6 @@ import { check, scaled, type Scenario } from '../lib/scenario';
 import { perSecond } from '../lib/stats';
 
 const EVENTS = 10_000;
-const WARM_UP_EVENTS = 1_000;
 const TARGET_RATIO = 0.6;
 /** Issue 16: e2e against the receiver's HTTP ceiling as a compiled load client measures it. */
 const COMPILED_TARGET_RATIO = 0.3;
@@ -44,11 +49,10 @@ export const e2eScenario: Scenario = {
       const source = await app.source('bench e2e');
       await app.destination(source.id, url!, 'bench receiver');
       const receiverIds = [receiverId!];
-      ctx.log(`e2e: warming up the pipeline (${WARM_UP_EVENTS} events, then ${events})`);
+      ctx.log(`e2e: warming up the pipeline (${JOIN_WARM_UP_EVENTS} events, then ${events})`);
       await warmUpToSteadyState(ctx, app, {
         writeKey: source.writeKey,
         receiverIds,
-        joinEvents: WARM_UP_EVENTS,
         events,
         timeoutMs: DELIVERY_TIMEOUT_MS,
       });

@@ -10,7 +10,6 @@ import { startSpawnedApp } from '../lib/spawned-app';
 import { perSecond } from '../lib/stats';
 
 const EVENTS = 10_000;
-const WARM_UP_EVENTS = 1_000;
 const DELIVERY_TIMEOUT_MS = 120_000;
 /** The worker's default per-destination concurrency, as the e2e scenario's raw POST baseline. */
 const DESTINATION_CONCURRENCY = 50;
@@ -46,7 +45,6 @@ export const processesScenario: Scenario = {
         await warmUpToSteadyState(ctx, app, {
           writeKey: source.writeKey,
           receiverIds,
-          joinEvents: WARM_UP_EVENTS,
           events,
           timeoutMs: DELIVERY_TIMEOUT_MS,
         });

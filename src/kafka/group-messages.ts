@@ -1,7 +1,7 @@
 import Module, { createRequire } from 'node:module';
 import path from 'node:path';
 import type { Message, PartitionMetadata } from 'kafkajs';
-import { KAFKAJS_VERSION } from './kafkajs-protocol';
+import { isReproducedKafkajs } from './kafkajs-protocol';
 
 export interface GroupArgs {
   topic: string;
@@ -47,8 +47,7 @@ export type PreloadResult = 'applied' | 'already applied' | 'too late' | 'not ne
  * modules take kafkajs from there.
  */
 export function preloadGroupMessages(requireFrom: NodeRequire = createRequire(__filename)): PreloadResult {
-  const version = (requireFrom('kafkajs/package.json') as { version: string }).version;
-  if (version !== KAFKAJS_VERSION) return 'not needed';
+  if (!isReproducedKafkajs(requireFrom)) return 'not needed';
   const file = requireFrom.resolve(MODULE);
   const cached = requireFrom.cache[file];
   if (cached) return cached.exports === groupMessagesPerPartition ? 'already applied' : 'too late';

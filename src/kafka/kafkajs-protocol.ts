@@ -8,6 +8,11 @@
 /** The kafkajs release whose encoder and decoder Hookline's replacements reproduce. */
 export const KAFKAJS_VERSION = '2.2.4';
 
+/** Whether the kafkajs `requireFrom` resolves is the release Hookline's replacements reproduce. */
+export function isReproducedKafkajs(requireFrom: NodeRequire): boolean {
+  return (requireFrom('kafkajs/package.json') as { version: string }).version === KAFKAJS_VERSION;
+}
+
 export type ProtocolFix = 'applied' | 'already applied' | 'not needed';
 
 /** What kafkajs's builders return (the fields Hookline's wrappers touch). */
@@ -29,8 +34,7 @@ export function wrapRequestProtocol<Args>(
   marker: symbol,
   wrap: (kafkajs: RequestProtocol<Args>) => RequestProtocol<Args>,
 ): ProtocolFix {
-  const version = (requireFrom('kafkajs/package.json') as { version: string }).version;
-  if (version !== KAFKAJS_VERSION) return 'not needed';
+  if (!isReproducedKafkajs(requireFrom)) return 'not needed';
   const definition = requireFrom(`kafkajs/src/protocol/requests/${request}`) as {
     protocol: RequestProtocol<Args> & { [key: symbol]: true | undefined };
   };
