@@ -1,13 +1,17 @@
 /**
  * Where the chaos run's duplicates come from, as a pure function. A duplicate is a repeat 2xx
  * delivery of an event to a destination that had already answered 2xx for it. It is laid at the
- * door of the last fault (worker SIGKILL, broker kill -9) between the first delivery and the
- * repeat: a killed worker's uncommitted work is redelivered by whoever takes its partitions. How
- * long before that fault the first delivery happened (its "age at the fault") tells how far the
- * committed offset lagged behind the work done: the commit delay and the commit request's own time
- * normally (records still in flight are holes of the commit, see src/kafka/commit-holes.ts), more
- * when something held it back: a hand-off waiting for Kafka, commits refused while the broker was
- * away or after the member's group membership expired.
+ * door of the kills (worker SIGKILL, broker kill -9) between the first delivery and the repeat,
+ * its *chain*: the first of them found the work not yet recorded (neither its offset committed nor
+ * its delivered attempt record on Kafka), the later ones are why it stayed so or why the
+ * partition's next owner did not find the record. A killed worker's requests still on the wire,
+ * or a worker that delivers while the broker is away and is killed before the broker is back,
+ * leave nothing on Kafka to say the work was done: such duplicates are the price of at-least-once
+ * delivery. How long before the chain's first kill the first delivery happened (its "age at the
+ * fault") tells how far the records lagged behind the work: the commit delay and the commit
+ * request's own time normally (records still in flight are holes of the commit, see
+ * src/kafka/commit-holes.ts), more when something held them back: a hand-off waiting for Kafka,
+ * commits refused while the broker was away or after the member's group membership expired.
  */
 
 export interface Delivery {
@@ -20,12 +24,16 @@ export interface Fault {
   what: string;
 }
 
-/** The duplicates of one fault, or of none (`what: 'no fault between'`). */
+/** The duplicates of one chain of kills, or of none (`what: 'no fault between'`). */
 export interface FaultDuplicates {
+  /** The kills of the chain, first to last, joined by " → ". */
   what: string;
+  /** When the chain's first kill was. */
   atMs: number | undefined;
+  /** The chain: the kills between the first delivery and the repeat, first to last. */
+  chain: Fault[];
   duplicates: number;
-  /** Age of the first delivery at the fault: median, p90 and max (ms); absent without a fault. */
+  /** Age of the first delivery at the chain's first kill: median, p90 and max (ms); absent without a fault. */
   ageMs?: { p50: number; p90: number; max: number };
   /**
    * Without a fault: how long after the first delivery the repeat came (median, p90, max; ms) and
@@ -57,7 +65,7 @@ export function duplicateCauses(
   faults: readonly Fault[],
 ): DuplicateCauses {
   const kills = faults.filter((f) => /SIGKILL|kill -9/.test(f.what)).sort((a, b) => a.atMs - b.atMs);
-  const ages = new Map<Fault | undefined, number[]>();
+  const groups = new Map<string, { chain: Fault[]; ages: number[] }>();
   const unexplained: { firstAtMs: number; gapMs: number }[] = [];
   const byAge = AGE_BUCKETS_MS.map(() => 0);
   for (const destination of deliveries) {
@@ -68,47 +76,44 @@ export function duplicateCauses(
         first.set(d.messageId, d.atMs);
         continue;
       }
-      const fault = lastBetween(kills, firstAtMs, d.atMs);
-      if (!fault) unexplained.push({ firstAtMs, gapMs: d.atMs - firstAtMs });
-      let list = ages.get(fault);
-      if (!list) ages.set(fault, (list = []));
-      const ageMs = fault ? Math.max(0, fault.atMs - firstAtMs) : 0;
-      list.push(ageMs);
-      if (fault) byAge[AGE_BUCKETS_MS.findIndex((limit) => ageMs <= limit)]!++;
+      const chain = killsBetween(kills, firstAtMs, d.atMs);
+      const key = chain.map((f) => `${f.atMs} ${f.what}`).join('\n');
+      if (chain.length === 0) unexplained.push({ firstAtMs, gapMs: d.atMs - firstAtMs });
+      let group = groups.get(key);
+      if (!group) groups.set(key, (group = { chain, ages: [] }));
+      const ageMs = chain.length > 0 ? Math.max(0, chain[0]!.atMs - firstAtMs) : 0;
+      group.ages.push(ageMs);
+      if (chain.length > 0) byAge[AGE_BUCKETS_MS.findIndex((limit) => ageMs <= limit)]!++;
     }
   }
-  const byFault: FaultDuplicates[] = [...ages.entries()].map(([fault, list]) => {
-    const sorted = list.sort((a, b) => a - b);
-    return fault
+  const byFault: FaultDuplicates[] = [...groups.values()].map(({ chain, ages }) =>
+    chain.length > 0
       ? {
-          what: fault.what,
-          atMs: fault.atMs,
-          duplicates: sorted.length,
-          ageMs: spread(sorted),
+          what: chain.map((f) => f.what).join(' → '),
+          atMs: chain[0]!.atMs,
+          chain,
+          duplicates: ages.length,
+          ageMs: spread(ages),
         }
       : {
           what: 'no fault between',
           atMs: undefined,
-          duplicates: sorted.length,
+          chain,
+          duplicates: ages.length,
           gapMs: spread(unexplained.map((u) => u.gapMs)),
           firstAtMs: {
             min: Math.min(...unexplained.map((u) => u.firstAtMs)),
             max: Math.max(...unexplained.map((u) => u.firstAtMs)),
           },
-        };
-  });
-  byFault.sort((a, b) => (a.atMs ?? Infinity) - (b.atMs ?? Infinity));
+        },
+  );
+  byFault.sort((a, b) => (a.atMs ?? Infinity) - (b.atMs ?? Infinity) || a.chain.length - b.chain.length);
   return { byFault, byAge };
 }
 
-/** The last kill from just before the first delivery (KILL_LANDING_MS) up to the repeat. */
-function lastBetween(sorted: readonly Fault[], firstAtMs: number, repeatAtMs: number): Fault | undefined {
-  let found: Fault | undefined;
-  for (const f of sorted) {
-    if (f.atMs > repeatAtMs) break;
-    if (f.atMs >= firstAtMs - KILL_LANDING_MS) found = f;
-  }
-  return found;
+/** The kills from just before the first delivery (KILL_LANDING_MS) up to the repeat, in order. */
+function killsBetween(sorted: readonly Fault[], firstAtMs: number, repeatAtMs: number): Fault[] {
+  return sorted.filter((f) => f.atMs >= firstAtMs - KILL_LANDING_MS && f.atMs <= repeatAtMs);
 }
 
 function spread(values: number[]): { p50: number; p90: number; max: number } {
@@ -123,19 +128,21 @@ function at(sorted: readonly number[], q: number): number {
 /** A few lines for the report: duplicates per fault with the ages, then by age bucket. */
 export function formatDuplicateCauses(causes: DuplicateCauses, startedMs: number): string {
   const lines = causes.byFault.map((f) => {
-    const when = f.atMs === undefined ? '' : `${((f.atMs - startedMs) / 1_000).toFixed(1)} s `;
+    const when = f.chain.map((k) => `${((k.atMs - startedMs) / 1_000).toFixed(1)} s ${k.what}`).join(' → ');
     const ages = f.ageMs
-      ? ` (first delivery before it: p50 ${f.ageMs.p50} ms, p90 ${f.ageMs.p90} ms, max ${f.ageMs.max} ms)`
+      ? ` (first delivery before the first kill: p50 ${f.ageMs.p50} ms, p90 ${f.ageMs.p90} ms, max ${f.ageMs.max} ms)`
       : f.gapMs && f.firstAtMs
         ? ` (repeat after the first delivery: p50 ${f.gapMs.p50} ms, p90 ${f.gapMs.p90} ms, max ${f.gapMs.max} ms; first deliveries ${((f.firstAtMs.min - startedMs) / 1_000).toFixed(1)}–${((f.firstAtMs.max - startedMs) / 1_000).toFixed(1)} s)`
         : '';
-    return `  ${when}${f.what}: ${f.duplicates} duplicates${ages}`;
+    return `  ${when || f.what}: ${f.duplicates} duplicates${ages}`;
   });
   const labels = AGE_BUCKETS_MS.map((limit, i) =>
     limit === Infinity ? `> ${AGE_BUCKETS_MS[i - 1]} ms` : `≤ ${limit} ms`,
   );
   const buckets = causes.byAge.map((n, i) => `${labels[i]}: ${n}`).join(', ');
-  return ['duplicates by fault:', ...lines, `duplicates by age of the work at the fault: ${buckets}`].join(
-    '\n',
-  );
+  return [
+    'duplicates by the kills between the first delivery and the repeat:',
+    ...lines,
+    `duplicates by age of the work at the first kill: ${buckets}`,
+  ].join('\n');
 }

@@ -1,5 +1,5 @@
 import { taskCopiesLine } from '../../../tools/chaos/report';
-import { duplicateCauses } from '../../../tools/chaos/duplicates';
+import { duplicateCauses, formatDuplicateCauses } from '../../../tools/chaos/duplicates';
 
 describe('duplicateCauses', () => {
   const faults = [
@@ -8,7 +8,7 @@ describe('duplicateCauses', () => {
     { atMs: 5_000, what: 'kill -9 the Kafka broker' },
   ];
 
-  it('lays each repeat at the door of the last kill between the first delivery and the repeat', () => {
+  it('lays each repeat at the door of the kills between the first delivery and the repeat', () => {
     const causes = duplicateCauses(
       [
         [
@@ -21,28 +21,71 @@ describe('duplicateCauses', () => {
         ],
         [
           { messageId: 'a', atMs: 100 },
-          { messageId: 'a', atMs: 7_000 }, // two kills between: the last one, 4.9 s old
+          { messageId: 'a', atMs: 7_000 }, // two kills between, 0.9 s old work at the first
         ],
       ],
       faults,
     );
+    const [workerKill, , brokerKill] = faults;
     expect(causes.byFault).toEqual([
-      { what: 'SIGKILL worker-1', atMs: 1_000, duplicates: 1, ageMs: { p50: 100, p90: 100, max: 100 } },
+      {
+        what: 'SIGKILL worker-1',
+        atMs: 1_000,
+        chain: [workerKill],
+        duplicates: 1,
+        ageMs: { p50: 100, p90: 100, max: 100 },
+      },
+      {
+        what: 'SIGKILL worker-1 → kill -9 the Kafka broker',
+        atMs: 1_000,
+        chain: [workerKill, brokerKill],
+        duplicates: 1,
+        ageMs: { p50: 900, p90: 900, max: 900 },
+      },
       {
         what: 'kill -9 the Kafka broker',
         atMs: 5_000,
-        duplicates: 2,
-        ageMs: { p50: 4_900, p90: 4_900, max: 4_900 },
+        chain: [brokerKill],
+        duplicates: 1,
+        ageMs: { p50: 1_000, p90: 1_000, max: 1_000 },
       },
       {
         what: 'no fault between',
         atMs: undefined,
+        chain: [],
         duplicates: 1,
         gapMs: { p50: 100, p90: 100, max: 100 },
         firstAtMs: { min: 6_100, max: 6_100 },
       },
     ]);
-    expect(causes.byAge).toEqual([1, 1, 0, 1, 0]);
+    expect(causes.byAge).toEqual([1, 2, 0, 0, 0]);
+  });
+
+  it('names both kills when a worker delivered while the broker was away and was killed before it came back', () => {
+    const outage = [
+      { atMs: 12_500, what: 'kill -9 the Kafka broker' },
+      { atMs: 16_400, what: 'SIGKILL worker-2' },
+      { atMs: 30_500, what: 'Kafka broker restarted on its data' },
+    ];
+    const causes = duplicateCauses(
+      [
+        [
+          { messageId: 'a', atMs: 12_580 }, // delivered with the broker gone: nowhere to record it
+          { messageId: 'a', atMs: 35_000 },
+        ],
+      ],
+      outage,
+    );
+    expect(causes.byFault).toEqual([
+      expect.objectContaining({
+        what: 'kill -9 the Kafka broker → SIGKILL worker-2',
+        duplicates: 1,
+        ageMs: { p50: 0, p90: 0, max: 0 },
+      }),
+    ]);
+    expect(formatDuplicateCauses(causes, 0).split('\n')[1]).toBe(
+      '  12.5 s kill -9 the Kafka broker → 16.4 s SIGKILL worker-2: 1 duplicates (first delivery before the first kill: p50 0 ms, p90 0 ms, max 0 ms)',
+    );
   });
 
   it('lays a first delivery that arrived just after a kill (its request already on the wire) at that kill', () => {
@@ -58,7 +101,13 @@ describe('duplicateCauses', () => {
       faults,
     );
     expect(causes.byFault).toEqual([
-      { what: 'SIGKILL worker-1', atMs: 1_000, duplicates: 1, ageMs: { p50: 0, p90: 0, max: 0 } },
+      {
+        what: 'SIGKILL worker-1',
+        atMs: 1_000,
+        chain: [faults[0]],
+        duplicates: 1,
+        ageMs: { p50: 0, p90: 0, max: 0 },
+      },
       expect.objectContaining({
         what: 'no fault between',
         duplicates: 1,
