@@ -21,13 +21,7 @@ export interface RawCeiling {
   ceiling: number;
 }
 
-/**
- * The e2e scenarios' raw ceiling, measured in the same run: (a) raw kafkajs produce of `events`
- * records onto `<prefix>.raw-events` (the bench's partitions), then consume them with a new group;
- * (b) raw keep-alive POSTs of Hookline's webhook body to `url`, `concurrency` at once. Measured
- * after one discarded round of the same.
- */
-export async function measureRawCeiling(options: {
+export interface RawCeilingOptions {
   kafka: Kafka;
   producer: Producer;
   codec: EventCodec;
@@ -36,16 +30,38 @@ export async function measureRawCeiling(options: {
   url: string;
   events: number;
   concurrency: number;
-}): Promise<RawCeiling> {
-  // One discarded round of the same size first, on a topic of its own: the measured round then
-  // finds kafkajs, node:http and the connections warm, as Hookline's run finds them after its own
-  // discarded run (pipeline.ts, warmUpToSteadyState).
+}
+
+/**
+ * The e2e scenarios' raw ceiling, measured in the same run: (a) raw kafkajs produce of `events`
+ * records onto `<prefix>.raw-events-<round>` (the bench's partitions), then consume them with a new
+ * group; (b) raw keep-alive POSTs of Hookline's webhook body to `url`, `concurrency` at once.
+ * Measured after one discarded round of the same.
+ */
+export async function measureRawCeiling(options: RawCeilingOptions): Promise<RawCeiling> {
+  await warmRawCeiling(options);
+  return rawCeilingRound(options, 1);
+}
+
+/**
+ * One discarded round: a measured round then finds kafkajs, node:http and the connections warm,
+ * as Hookline's run finds them after its own discarded run (pipeline.ts, warmUpToSteadyState).
+ */
+export async function warmRawCeiling(options: RawCeilingOptions): Promise<void> {
   await rawRound({ ...options, rawTopic: `${options.prefix}.raw-warm`, group: 'raw-warm-reader' });
-  return rawRound({ ...options, rawTopic: `${options.prefix}.raw-events`, group: 'raw-reader' });
+}
+
+/** One measured round (`round` names its topic and group: each round has its own). */
+export function rawCeilingRound(options: RawCeilingOptions, round: number): Promise<RawCeiling> {
+  return rawRound({
+    ...options,
+    rawTopic: `${options.prefix}.raw-events-${round}`,
+    group: `raw-reader-${round}`,
+  });
 }
 
 async function rawRound(
-  options: Parameters<typeof measureRawCeiling>[0] & { rawTopic: string; group: string },
+  options: RawCeilingOptions & { rawTopic: string; group: string },
 ): Promise<RawCeiling> {
   const { kafka, producer, events, rawTopic } = options;
   await createReadyTopic(kafka, rawTopic, BENCH_PARTITIONS);
