@@ -1,3 +1,5 @@
+import { isoFromMs } from '../core/iso-time';
+
 /**
  * Timestamps as real Segment clients send them:
  *   2009-11-10T23:00:00+0000        analytics-go v2 (no fraction, offset without colon)
@@ -113,7 +115,7 @@ let lastIso = '';
 export function isoTimestamp(ms: number, text?: string): string {
   if (text !== undefined && isCanonical(text)) return text;
   if (ms !== lastIsoMs) {
-    lastIso = new Date(ms).toISOString();
+    lastIso = isoFromMs(ms);
     lastIsoMs = ms;
   }
   return lastIso;

@@ -76,6 +76,45 @@ describe('event ↔ Avro record mapping', () => {
     expect(parseJson(record.properties as string)).toEqual((track as { properties: unknown }).properties);
   });
 
+  it.each([
+    ['beyond what a Date holds', 8.64e15 + 1],
+    ['before what a Date holds', -8.7e15],
+  ])('refuses a timestamp %s as undecodable, with the field and the value', (_name, ms) => {
+    const fields = {
+      messageId: 'm-1',
+      event: 'e',
+      userId: 'u',
+      timestamp: 0,
+      receivedAt: ms,
+      sourceId: 's',
+    };
+    // A RangeError (toISOString's) is no UndecodableRecordError: the router retried it for ever.
+    expect(() => fromAvroRecord(eventRecordName('track'), fields)).toThrow(UndecodableRecordError);
+    expect(() => fromAvroRecord(eventRecordName('track'), fields, {})).toThrow(
+      `io.hookline.events.Track.receivedAt is not a valid timestamp: ${ms}`,
+    );
+  });
+
+  it('prints every timestamp field as toISOString does, at the edges of what a Date holds too', () => {
+    for (const ms of [
+      0, -1, 1_700_000_000_123, -62_167_219_200_001, 253_402_300_800_000, 8.64e15, -8.64e15,
+    ]) {
+      const event = fromAvroRecord(eventRecordName('track'), {
+        messageId: 'm-1',
+        event: 'e',
+        userId: 'u',
+        timestamp: ms,
+        originalTimestamp: ms,
+        sentAt: ms,
+        receivedAt: ms,
+        sourceId: 's',
+      });
+      const iso = new Date(ms).toISOString();
+      const { timestamp, originalTimestamp, sentAt, receivedAt } = event as unknown as Record<string, string>;
+      expect([timestamp, originalTimestamp, sentAt, receivedAt]).toEqual([iso, iso, iso, iso]);
+    }
+  });
+
   describe('with the free-form texts (a payload is made of them)', () => {
     const record = (fields: Record<string, unknown>) => ({
       messageId: 'm-1',
