@@ -92,6 +92,7 @@ export const e2eScenario: Scenario = {
       };
       await warmRawCeiling(rawOptions);
       const rounds: Round[] = [];
+      const incomplete: string[] = [];
       let notes: string[] = [];
       for (let round = 1; round <= ROUNDS; round++) {
         const raw = await rawCeilingRound(rawOptions, round);
@@ -110,7 +111,7 @@ export const e2eScenario: Scenario = {
         if (profiler)
           notes.push(...formatSummary('Hookline, all roles (the last round)', await profiler.stop('e2e')));
         if (!run.complete)
-          notes.unshift(
+          incomplete.push(
             `INCOMPLETE (round ${round}): ${run.delivered} of ${events} delivered within ${DELIVERY_TIMEOUT_MS / 1_000} s`,
           );
         const { produced, consumed, posted } = raw;
@@ -132,6 +133,7 @@ export const e2eScenario: Scenario = {
       const { produced, consumed, posted, kafkaCeiling, httpCeiling, ceiling } = mid.raw;
       const { run, delivered, hooklineCpu, rawCpu } = mid;
       const deliveredRates = rounds.map((r) => r.delivered);
+      notes.unshift(...incomplete);
       if (!compiled.ok) notes.push(`(c) skipped: ${compiled.reason}`);
       const list = (values: number[], digits: number) => values.map((v) => v.toFixed(digits)).join(', ');
       notes.push(

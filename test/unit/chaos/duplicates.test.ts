@@ -6,9 +6,16 @@ describe('duplicateCauses', () => {
     { atMs: 1_000, what: 'SIGKILL worker-1' },
     { atMs: 1_500, what: 'worker-1 restarted and ready' },
     { atMs: 5_000, what: 'kill -9 the Kafka broker' },
+    { atMs: 5_800, what: 'Kafka broker restarted on its data' },
+  ];
+  /** A worker SIGKILLed 3.9 s into an 18 s broker outage (the CI rehearsal of 0dd9140). */
+  const outage = [
+    { atMs: 12_500, what: 'kill -9 the Kafka broker' },
+    { atMs: 16_400, what: 'SIGKILL worker-2' },
+    { atMs: 30_500, what: 'Kafka broker restarted on its data' },
   ];
 
-  it('lays each repeat at the door of the kills between the first delivery and the repeat', () => {
+  it('lays each repeat at the door of the kills between the earlier delivery and the repeat', () => {
     const causes = duplicateCauses(
       [
         [
@@ -62,11 +69,6 @@ describe('duplicateCauses', () => {
   });
 
   it('names both kills when a worker delivered while the broker was away and was killed before it came back', () => {
-    const outage = [
-      { atMs: 12_500, what: 'kill -9 the Kafka broker' },
-      { atMs: 16_400, what: 'SIGKILL worker-2' },
-      { atMs: 30_500, what: 'Kafka broker restarted on its data' },
-    ];
     const causes = duplicateCauses(
       [
         [
@@ -84,8 +86,49 @@ describe('duplicateCauses', () => {
       }),
     ]);
     expect(formatDuplicateCauses(causes, 0).split('\n')[1]).toBe(
-      '  12.5 s kill -9 the Kafka broker → 16.4 s SIGKILL worker-2: 1 duplicates (first delivery before the first kill: p50 0 ms, p90 0 ms, max 0 ms)',
+      '  12.5 s kill -9 the Kafka broker → 16.4 s SIGKILL worker-2: 1 duplicates (earlier delivery before the first kill: p50 0 ms, p90 0 ms, max 0 ms)',
     );
+  });
+
+  it('begins the chain with the broker kill for any delivery made while the broker was away', () => {
+    const causes = duplicateCauses(
+      [
+        [
+          { messageId: 'a', atMs: 12_610 }, // 110 ms into the outage: past the landing window
+          { messageId: 'a', atMs: 35_000 },
+          { messageId: 'b', atMs: 14_500 },
+          { messageId: 'b', atMs: 35_000 },
+          { messageId: 'c', atMs: 31_000 }, // after the broker was back: the worker kill is not in between
+          { messageId: 'c', atMs: 31_500 },
+        ],
+      ],
+      outage,
+    );
+    expect(causes.byFault).toEqual([
+      expect.objectContaining({
+        what: 'kill -9 the Kafka broker → SIGKILL worker-2',
+        duplicates: 2,
+        ageMs: { p50: 0, p90: 0, max: 0 },
+      }),
+      expect.objectContaining({ what: 'no fault between', duplicates: 1 }),
+    ]);
+  });
+
+  it('lays a third delivery at what came after the second, not the first', () => {
+    const causes = duplicateCauses(
+      [
+        [
+          { messageId: 'a', atMs: 500 },
+          { messageId: 'a', atMs: 2_000 }, // after the worker kill at 1 s
+          { messageId: 'a', atMs: 7_000 }, // after the broker kill at 5 s only
+        ],
+      ],
+      faults,
+    );
+    expect(causes.byFault.map((f) => [f.what, f.duplicates, f.ageMs?.max])).toEqual([
+      ['SIGKILL worker-1', 1, 500],
+      ['kill -9 the Kafka broker', 1, 3_000],
+    ]);
   });
 
   it('lays a first delivery that arrived just after a kill (its request already on the wire) at that kill', () => {
