@@ -259,7 +259,7 @@ export async function startApp(options: AppOptions): Promise<App> {
           eventsTopic: topics.events,
           // Its events wait for their deliveries: as many as the worker's tasks, drained as the worker's.
           maxInFlight: Math.max(config.routing.concurrency, direct ? config.delivery.workerConcurrency : 0),
-          ...(direct && { drainTimeoutMs: direct.drainTimeoutMs }),
+          ...(direct && { drainTimeoutMs: direct.drainTimeoutMs, holdBack: direct.holdBack }),
           sessionTimeoutMs: config.kafka.sessionTimeoutMs,
           fetchPartitionBytes: config.kafka.fetchPartitionBytes,
           metrics,

@@ -177,7 +177,11 @@ export const envSchema = z.object({
   HOOKLINE_DIRECT_DELIVERY: envBool().default(true),
   /** A receiver must answer within this time (the spec's 5 seconds). */
   HOOKLINE_DELIVERY_TIMEOUT: envDurationMs().default(5_000),
-  /** Delivery tasks handled at once by one worker process. */
+  /**
+   * Delivery tasks handled at once by one worker process. Those of first attempts (the worker's
+   * and the router's consumers) only as many as keep their requests going (delivery/admission.ts,
+   * heldBound), at most this.
+   */
   HOOKLINE_WORKER_CONCURRENCY: envInt({ min: 1, max: 100_000 }).default(1_000),
   /** Concurrent requests to one destination from one worker process. */
   HOOKLINE_DESTINATION_CONCURRENCY: envInt({ min: 1, max: 10_000 }).default(50),

@@ -1,8 +1,10 @@
 import type { Clock } from '../core/clock';
 import { WorkNotHeldError } from '../core/errors';
+import type { HoldBack } from '../kafka/consumer-options';
 import type { DeliveryTask } from '../records/delivery-task';
 import {
   admit,
+  heldBound,
   isSlow,
   isStalled,
   slowCaps,
@@ -48,9 +50,14 @@ interface LaneHealth {
  * never queue, so dead endpoints, however many, cannot starve healthy ones. Within a lane,
  * retries go before first attempts, so a retry that is due does not wait behind new work.
  */
-export class Dispatcher {
+export class Dispatcher implements HoldBack {
   private readonly lanes = new Map<string, Lane>();
   private pool: PoolLoad & { atMs: number } = { slowActive: 0, slowLanes: 0, atMs: -Infinity };
+  /** Slots taken in every lane (Lane.active), and delivered tasks handing on without one. */
+  private active = 0;
+  private handingOn = 0;
+  /** The lanes of rate-limited destinations. */
+  private readonly paced = new Set<Lane>();
 
   constructor(private readonly options: DispatcherOptions) {}
 
@@ -82,6 +89,18 @@ export class Dispatcher {
       if (admission === 'start') this.start(task.destinationId, lane, item);
       else (task.dueAtMs !== undefined ? lane.retries : lane.firsts).push(item);
     });
+  }
+
+  /**
+   * HoldBack, for the consumers whose messages become tasks here: how many messages they may hold
+   * now (admission.ts, heldBound).
+   */
+  limit(maxInFlight: number): number {
+    let waitingForTokens = 0;
+    for (const lane of this.paced) waitingForTokens += lane.retries.length + lane.firsts.length;
+    const { maxActivePerDestination } = this.options;
+    const load = { active: this.active, handingOn: this.handingOn, waitingForTokens };
+    return heldBound(load, { maxInFlight, maxActivePerDestination });
   }
 
   /** Tasks queued or in flight, per destination (for metrics and tests). */
@@ -120,6 +139,8 @@ export class Dispatcher {
     if (rate === lane.bucket?.ratePerSecond) return;
     lane.bucket =
       rate === undefined ? undefined : new TokenBucket(rate, burstFor(rate), this.options.clock.now());
+    if (lane.bucket) this.paced.add(lane);
+    else this.paced.delete(lane);
   }
 
   /** Whether a rate-limited lane has a token now; if not, pumps it again when it will. */
@@ -221,8 +242,10 @@ export class Dispatcher {
       lane.retries.length === 0 &&
       lane.firsts.length === 0 &&
       !lane.tokenTimer
-    )
+    ) {
       this.lanes.delete(destinationId);
+      this.paced.delete(lane);
+    }
   }
 
   private start(destinationId: string, lane: Lane, item: Queued): void {
@@ -232,15 +255,18 @@ export class Dispatcher {
     }
     lane.bucket?.take(this.options.clock.now());
     lane.active++;
+    this.active++;
     if (this.health(lane).slow) this.pool.slowActive++;
     lane.activeKeys.set(item.key, (lane.activeKeys.get(item.key) ?? 0) + 1);
     const since = { atMs: this.options.clock.now() };
     lane.activeSince.add(since);
     let holdsSlot = true;
+    let handingOn = false;
     const freeSlot = () => {
       if (!holdsSlot) return;
       holdsSlot = false;
       lane.active--;
+      this.active--;
     };
     const requestsDone: RequestsDone = (delivered) => {
       if (!lane.activeSince.delete(since)) return;
@@ -256,6 +282,8 @@ export class Dispatcher {
       // would otherwise defer it now, though it can start once that hand-off is done.
       if (delivered && !this.health(lane).slow) {
         freeSlot();
+        handingOn = true;
+        this.handingOn++;
         this.pump(destinationId, lane, true);
       }
     };
@@ -266,6 +294,7 @@ export class Dispatcher {
       .finally(() => {
         requestsDone(false);
         freeSlot();
+        if (handingOn) this.handingOn--;
         const n = lane.activeKeys.get(item.key)! - 1;
         if (n === 0) lane.activeKeys.delete(item.key);
         else lane.activeKeys.set(item.key, n);

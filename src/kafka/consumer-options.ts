@@ -31,6 +31,14 @@ export interface ConsumedMessage {
  */
 export type MessageHandler = (message: ConsumedMessage) => Promise<void>;
 
+/**
+ * Where a consumer's messages become work that may wait in memory (the delivery lanes:
+ * Dispatcher): how many of them it may hold now, at most `maxInFlight`.
+ */
+export interface HoldBack {
+  limit(maxInFlight: number): number;
+}
+
 /** The offsets of a partition its previous owner finished without committing them. */
 export type DoneBefore = (topic: string, partition: number) => Promise<number[]>;
 
@@ -41,6 +49,8 @@ export interface ConcurrentConsumerOptions {
   handler: MessageHandler;
   /** Messages being handled at once, across partitions. Fetching pauses at this bound. */
   maxInFlight: number;
+  /** A lower bound for now (fetching pauses at it too), and a look again every 100 ms. */
+  holdBack?: HoldBack;
   /** Completed work is committed within this (50 ms; moves meanwhile share one request). */
   commitDelayMs?: number;
   /** How often commits are also tried (a failed one is retried then; plus once on stop). */

@@ -16,7 +16,12 @@ import { KeyChains } from './key-chains';
 import { stickyAssigner } from './sticky-assigner';
 import { fetchSizes, type ConcurrentConsumerOptions, type ConsumedMessage } from './consumer-options';
 
-export type { ConcurrentConsumerOptions, ConsumedMessage, MessageHandler } from './consumer-options';
+export type {
+  ConcurrentConsumerOptions,
+  ConsumedMessage,
+  HoldBack,
+  MessageHandler,
+} from './consumer-options';
 
 /**
  * A consumer that works on many messages at once (no head-of-line blocking: a slow message does
@@ -166,8 +171,9 @@ export class ConcurrentConsumer {
         this.pauseUntil(dueAtMs, pause);
         return;
       }
-      while (this.inFlight.full) {
-        await this.inFlight.room(1_000);
+      while (this.full()) {
+        // Under a holdBack the bound moves with the work below it: looked at again soon.
+        await this.inFlight.room(this.options.holdBack ? 100 : 1_000);
         await heartbeat();
         if (!isRunning() || isStale() || this.stopping) return;
       }
@@ -236,6 +242,11 @@ export class ConcurrentConsumer {
       if (!this.stopping) resume();
     }, dueAtMs - this.clock.now());
     this.resumeTimers.add(timer);
+  }
+
+  private full(): boolean {
+    const { holdBack, maxInFlight } = this.options;
+    return holdBack ? this.inFlight.size >= holdBack.limit(maxInFlight) : this.inFlight.full;
   }
 
   private async run(message: ConsumedMessage, tracker: PartitionOffsets, offset: number): Promise<void> {

@@ -3,7 +3,7 @@ import type { Registry } from 'prom-client';
 import type { AvroCodec } from '../avro/codec';
 import type { Clock } from '../core/clock';
 import type { BatchingProducer } from '../kafka/batching-producer';
-import { ConcurrentConsumer } from '../kafka/consumer';
+import { ConcurrentConsumer, type HoldBack } from '../kafka/consumer';
 import type { Logger } from '../observability/logger';
 import type { CatalogView } from '../records/catalog-model';
 import { DeadLetterWriter } from '../records/dead-letter';
@@ -61,6 +61,8 @@ export interface RouterRoleOptions {
   maxInFlight: number;
   /** How long stop() waits for the events in flight (longer when they are being delivered). */
   drainTimeoutMs?: number;
+  /** When its events are delivered in this process: how many the worker's lanes need held. */
+  holdBack?: HoldBack;
   sessionTimeoutMs: number;
   /** HOOKLINE_KAFKA_FETCH_PARTITION_BYTES. */
   fetchPartitionBytes: number;
@@ -87,6 +89,7 @@ export async function startRouter(options: RouterRoleOptions): Promise<RouterRol
     topics: [options.eventsTopic],
     maxInFlight: options.maxInFlight,
     ...(options.drainTimeoutMs !== undefined && { drainTimeoutMs: options.drainTimeoutMs }),
+    ...(options.holdBack && { holdBack: options.holdBack }),
     sessionTimeoutMs: options.sessionTimeoutMs,
     fetchPartitionBytes: options.fetchPartitionBytes,
     logger: options.logger,

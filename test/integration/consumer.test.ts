@@ -191,6 +191,55 @@ describe('ConcurrentConsumer', () => {
     });
   });
 
+  it('holds no more messages than its holdBack allows, and follows it as it moves', async () => {
+    const topic = await topicWith(Array.from({ length: 20 }, (_, i) => ({ key: `k${i}`, value: `m${i}` })));
+    let bound = 3;
+    let maxHeld = 0;
+    const running = new Map<string, () => void>();
+    const handled: string[] = [];
+    const consumer = new ConcurrentConsumer({
+      ...settings(topic, false),
+      holdBack: { limit: (maxInFlight) => Math.min(maxInFlight, bound) },
+      handler: (m) =>
+        new Promise<void>((resolve) => {
+          const value = m.message.value!.toString();
+          running.set(value, () => {
+            running.delete(value);
+            handled.push(value);
+            resolve();
+          });
+          maxHeld = Math.max(maxHeld, running.size);
+        }),
+    });
+    consumers.push(consumer);
+    await consumer.start();
+    await eventually(async () => (running.size === 3 ? true : undefined), {
+      what: '3 held',
+      timeoutMs: 20_000,
+    });
+    await new Promise((r) => setTimeout(r, 300)); // a few of its looks again (every 100 ms)
+    expect(running.size).toBe(3);
+    // A higher bound is taken up without any message finishing.
+    bound = 10;
+    await eventually(async () => (running.size === 10 ? true : undefined), {
+      what: '10 held',
+      timeoutMs: 5_000,
+    });
+    expect(maxHeld).toBe(10);
+    while (handled.length < 20) {
+      await eventually(async () => (running.size > 0 ? true : undefined), {
+        what: 'one held',
+        timeoutMs: 5_000,
+      });
+      for (const release of [...running.values()]) release();
+    }
+    expect(maxHeld).toBe(10);
+    await eventually(async () => ((await committed(topic)) === 20 ? true : undefined), {
+      what: 'all 20 committed',
+      timeoutMs: 20_000,
+    });
+  });
+
   it('stops cleanly while its kafkajs consumer is down after a crash, letting in-flight work finish', async () => {
     const topic = await topicWith([{ key: 'k', value: 'slow' }]);
     let release!: () => void;

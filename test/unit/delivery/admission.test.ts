@@ -1,5 +1,6 @@
 import {
   admit,
+  heldBound,
   isSlow,
   slowCaps,
   type AdmissionLimits,
@@ -164,5 +165,29 @@ describe('admission policy', () => {
       expect(limits.maxTotal - budget).toBeGreaterThanOrEqual(limits.maxTotal / 2);
       expect(admit(lane(), { slowActive: budget, slowLanes }, limits)).toBe('start');
     }
+  });
+
+  it.each([
+    [
+      'nothing in flight: two messages per destination slot',
+      { active: 0, handingOn: 0, waitingForTokens: 0 },
+      100,
+    ],
+    ['one fast destination at its concurrency', { active: 50, handingOn: 0, waitingForTokens: 0 }, 250],
+    ['... with delivered tasks handing on', { active: 50, handingOn: 80, waitingForTokens: 0 }, 330],
+    ['... and a rate-limited queue', { active: 50, handingOn: 80, waitingForTokens: 200 }, 530],
+    [
+      'many destinations in flight: the whole bound',
+      { active: 400, handingOn: 0, waitingForTokens: 0 },
+      1_000,
+    ],
+  ])('holds %s', (_name, load, expected) => {
+    expect(heldBound(load, { maxInFlight: 1_000, maxActivePerDestination: 50 })).toBe(expected);
+  });
+
+  it('never holds more than maxInFlight, nor less than its floor', () => {
+    const load = { active: 0, handingOn: 0, waitingForTokens: 0 };
+    expect(heldBound(load, { maxInFlight: 60, maxActivePerDestination: 50 })).toBe(60);
+    expect(heldBound(load, { maxInFlight: 1_000, maxActivePerDestination: 5 })).toBe(10);
   });
 });

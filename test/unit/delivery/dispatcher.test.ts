@@ -1,51 +1,6 @@
 import { WorkNotHeldError } from '../../../src/core/errors';
-import { Dispatcher, type DispatcherOptions } from '../../../src/delivery/dispatcher';
 import type { DeliveryTask } from '../../../src/records/delivery-task';
-
-const task = (destinationId: string, userKey: string, messageId: string): DeliveryTask => ({
-  taskId: `s:${messageId}:${destinationId}`,
-  destinationId,
-  sourceId: 's',
-  messageId,
-  eventType: 'track',
-  userKey,
-  payload: '{}',
-  receivedAtMs: 0,
-  attempts: 0,
-  history: [],
-});
-
-/** A run function whose calls the test finishes by hand. */
-function manualRuns() {
-  const running = new Map<string, () => void>();
-  const started: string[] = [];
-  const run = (t: DeliveryTask) =>
-    new Promise<void>((resolve) => {
-      started.push(t.messageId);
-      running.set(t.messageId, resolve);
-    });
-  const finish = async (messageId: string) => {
-    running.get(messageId)!();
-    running.delete(messageId);
-    await new Promise((r) => setImmediate(r));
-  };
-  return { run, started, finish };
-}
-
-/** A dispatcher with the test's run function; other settings default to a small, patient lane. */
-function dispatcher(options: Partial<DispatcherOptions> & Pick<DispatcherOptions, 'run'>): Dispatcher {
-  return new Dispatcher({
-    maxActivePerDestination: 2,
-    maxQueuedPerDestination: 3,
-    deferAfterWaitMs: 10_000,
-    maxTotal: 1_000,
-    slowShare: 0.5,
-    slowRunMs: 60_000,
-    defer: async () => {},
-    clock: { now: () => 0 },
-    ...options,
-  });
-}
+import { dispatcher, manualRuns, task, twoStepRuns } from './dispatcher-support';
 
 describe('Dispatcher', () => {
   it('defers the tasks of a stuck destination once its queue is full, without holding back another', async () => {
@@ -256,21 +211,6 @@ describe('Dispatcher', () => {
     });
 
     describe('a slot is held for requests, and for the hand-off of what was not delivered', () => {
-      /** Runs whose requests end (`requestsDone`) and whose hand-offs end (resolve) by hand. */
-      function twoStepRuns() {
-        const started: string[] = [];
-        const requests = new Map<string, (delivered: boolean) => void>();
-        const handoffs = new Map<string, () => void>();
-        const run = (t: DeliveryTask, requestsDone: (delivered: boolean) => void) =>
-          new Promise<void>((resolve) => {
-            started.push(t.messageId);
-            requests.set(t.messageId, requestsDone);
-            handoffs.set(t.messageId, resolve);
-          });
-        const settle = () => new Promise((r) => setImmediate(r));
-        return { run, started, requests, handoffs, settle };
-      }
-
       it('frees it once the requests of a delivered task are over, while its attempt record is written', async () => {
         const { run, started, requests, handoffs, settle } = twoStepRuns();
         const d = dispatcher({ run, maxActivePerDestination: 1 });
