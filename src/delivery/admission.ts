@@ -130,8 +130,10 @@ export const HELD_PER_ACTIVE = 3;
 /**
  * How many messages a consumer whose messages become tasks in these lanes may hold now
  * (HoldBack): enough to keep every request in flight followed by the next, plus the delivered
- * tasks handing on (their attempt records on their way to Kafka) and what waits for a rate
- * limit's token, at most `maxInFlight` (HOOKLINE_WORKER_CONCURRENCY). A held message waits
+ * tasks handing on (their attempt records on their way to Kafka) and the tasks waiting in a lane
+ * that has room (for a rate limit's token, or for an earlier task of the same user: one user's
+ * burst does not take the others' room), at most `maxInFlight` (HOOKLINE_WORKER_CONCURRENCY).
+ * Only tasks queued behind a lane's full concurrency are not counted. A held message waits
  * in memory, with its event, its record and the promises of its path. A destination that answers
  * at once, fed a backlog, would otherwise hold the whole bound queued behind its 50 requests
  * without delivering any sooner, long enough for the garbage collector to move all of it to the
@@ -141,10 +143,10 @@ export const HELD_PER_ACTIVE = 3;
  * requests, so healthy destinations keep their room.
  */
 export function heldBound(
-  load: { active: number; handingOn: number; waitingForTokens: number },
+  load: { active: number; handingOn: number; waitingWithRoom: number },
   limits: { maxInFlight: number; maxActivePerDestination: number },
 ): number {
   const floor = HELD_FLOOR_PER_DESTINATION_SLOT * limits.maxActivePerDestination;
-  const needed = floor + HELD_PER_ACTIVE * load.active + load.handingOn + load.waitingForTokens;
+  const needed = floor + HELD_PER_ACTIVE * load.active + load.handingOn + load.waitingWithRoom;
   return Math.min(limits.maxInFlight, needed);
 }

@@ -56,8 +56,8 @@ export class Dispatcher implements HoldBack {
   /** Slots taken in every lane (Lane.active), and delivered tasks handing on without one. */
   private active = 0;
   private handingOn = 0;
-  /** The lanes of rate-limited destinations. */
-  private readonly paced = new Set<Lane>();
+  /** Tasks waiting in lanes below their concurrency: for a token or the same user (heldBound). */
+  private waitingWithRoom = 0;
 
   constructor(private readonly options: DispatcherOptions) {}
 
@@ -88,6 +88,7 @@ export class Dispatcher implements HoldBack {
       };
       if (admission === 'start') this.start(task.destinationId, lane, item);
       else (task.dueAtMs !== undefined ? lane.retries : lane.firsts).push(item);
+      this.recount(lane);
     });
   }
 
@@ -96,10 +97,8 @@ export class Dispatcher implements HoldBack {
    * now (admission.ts, heldBound).
    */
   limit(maxInFlight: number): number {
-    let waitingForTokens = 0;
-    for (const lane of this.paced) waitingForTokens += lane.retries.length + lane.firsts.length;
     const { maxActivePerDestination } = this.options;
-    const load = { active: this.active, handingOn: this.handingOn, waitingForTokens };
+    const load = { active: this.active, handingOn: this.handingOn, waitingWithRoom: this.waitingWithRoom };
     return heldBound(load, { maxInFlight, maxActivePerDestination });
   }
 
@@ -139,8 +138,6 @@ export class Dispatcher implements HoldBack {
     if (rate === lane.bucket?.ratePerSecond) return;
     lane.bucket =
       rate === undefined ? undefined : new TokenBucket(rate, burstFor(rate), this.options.clock.now());
-    if (lane.bucket) this.paced.add(lane);
-    else this.paced.delete(lane);
   }
 
   /** Whether a rate-limited lane has a token now; if not, pumps it again when it will. */
@@ -184,7 +181,16 @@ export class Dispatcher implements HoldBack {
     const health = this.health(lane);
     this.pumpQueue(destinationId, lane, lane.retries, health, startOnly);
     this.pumpQueue(destinationId, lane, lane.firsts, health, startOnly);
+    this.recount(lane);
     this.dropIfIdle(destinationId, lane);
+  }
+
+  /** Follows what the lane adds to `waitingWithRoom`, after its queue or its slots changed. */
+  private recount(lane: Lane): void {
+    const queued = lane.retries.length + lane.firsts.length;
+    const counted = lane.active < this.options.maxActivePerDestination ? queued : 0;
+    this.waitingWithRoom += counted - lane.waitingWithRoom;
+    lane.waitingWithRoom = counted;
   }
 
   private pumpQueue(
@@ -244,7 +250,7 @@ export class Dispatcher implements HoldBack {
       !lane.tokenTimer
     ) {
       this.lanes.delete(destinationId);
-      this.paced.delete(lane);
+      this.recount(lane); // to 0: its queue is empty
     }
   }
 

@@ -47,6 +47,8 @@ export interface Lane {
   bucket: TokenBucket | undefined;
   /** Pumps the lane again when its next token is due. */
   tokenTimer: NodeJS.Timeout | undefined;
+  /** Its tasks counted as waiting with room (Dispatcher.recount): its queue while it is below its concurrency. */
+  waitingWithRoom: number;
 }
 
 export function newLane(): Lane {
@@ -59,6 +61,7 @@ export function newLane(): Lane {
     avgRunMs: undefined,
     bucket: undefined,
     tokenTimer: undefined,
+    waitingWithRoom: 0,
   };
 }
 

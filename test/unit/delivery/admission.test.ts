@@ -170,15 +170,19 @@ describe('admission policy', () => {
   it.each([
     [
       'nothing in flight: two messages per destination slot',
-      { active: 0, handingOn: 0, waitingForTokens: 0 },
+      { active: 0, handingOn: 0, waitingWithRoom: 0 },
       100,
     ],
-    ['one fast destination at its concurrency', { active: 50, handingOn: 0, waitingForTokens: 0 }, 250],
-    ['... with delivered tasks handing on', { active: 50, handingOn: 80, waitingForTokens: 0 }, 330],
-    ['... and a rate-limited queue', { active: 50, handingOn: 80, waitingForTokens: 200 }, 530],
+    ['one fast destination at its concurrency', { active: 50, handingOn: 0, waitingWithRoom: 0 }, 250],
+    ['... with delivered tasks handing on', { active: 50, handingOn: 80, waitingWithRoom: 0 }, 330],
+    [
+      '... and tasks waiting in a lane with room (a token, the same user)',
+      { active: 50, handingOn: 80, waitingWithRoom: 200 },
+      530,
+    ],
     [
       'many destinations in flight: the whole bound',
-      { active: 400, handingOn: 0, waitingForTokens: 0 },
+      { active: 400, handingOn: 0, waitingWithRoom: 0 },
       1_000,
     ],
   ])('holds %s', (_name, load, expected) => {
@@ -186,7 +190,7 @@ describe('admission policy', () => {
   });
 
   it('never holds more than maxInFlight, nor less than its floor', () => {
-    const load = { active: 0, handingOn: 0, waitingForTokens: 0 };
+    const load = { active: 0, handingOn: 0, waitingWithRoom: 0 };
     expect(heldBound(load, { maxInFlight: 60, maxActivePerDestination: 50 })).toBe(60);
     expect(heldBound(load, { maxInFlight: 1_000, maxActivePerDestination: 5 })).toBe(10);
   });

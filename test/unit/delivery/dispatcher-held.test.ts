@@ -42,6 +42,22 @@ describe('Dispatcher as a consumer hold-back', () => {
     expect(d.limit(1_000)).toBe(4);
   });
 
+  it("adds one user's tasks waiting for its earlier one, not those waiting for a full lane", async () => {
+    const { run, finish } = manualRuns();
+    const d = dispatcher({ run, ...limits, maxQueuedPerDestination: 100 });
+    for (let i = 0; i < 4; i++) void d.submit(task('hot', 'u0', `h${i}`)); // one user: one at a time
+    expect(d.load('hot')).toEqual({ active: 1, queued: 3 });
+    expect(d.limit(1_000)).toBe(4 + 3 * 1 + 3);
+    void d.submit(task('hot', 'u1', 'x0')); // another user fills the lane
+    expect(d.load('hot')).toEqual({ active: 2, queued: 3 });
+    expect(d.limit(1_000)).toBe(4 + 3 * 2); // queued behind a full lane: not counted
+    await finish('x0');
+    expect(d.limit(1_000)).toBe(4 + 3 * 1 + 3);
+    for (let i = 0; i < 4; i++) await finish(`h${i}`);
+    expect(d.load('hot')).toEqual({ active: 0, queued: 0 });
+    expect(d.limit(1_000)).toBe(4);
+  });
+
   it('adds the tasks a rate limit keeps waiting, until the lane is gone', async () => {
     const { run, finish } = manualRuns();
     let now = 0;
