@@ -89,6 +89,14 @@ test('a worker whose broker dies during start-up starts once the broker is back'
         },
         { timeoutMs: 60_000, intervalMs: 500, what: 'the worker groups to be stable' },
       );
+      if (JSON.stringify(members) !== '[1,1]') {
+        // Every join, crash and restart this process logged, to tell which member is extra.
+        const lines = child.output.join('').split('\n');
+        const joins = lines.filter((l) =>
+          /group joined|Crash|Restarting the consumer|start-up failed/.test(l),
+        );
+        console.error(`members ${JSON.stringify(members)}; the worker's log:\n${joins.join('\n')}`);
+      }
       expect(members).toEqual([1, 1]);
     } finally {
       await admin.disconnect();
