@@ -259,7 +259,8 @@ export async function startApp(options: AppOptions): Promise<App> {
           eventsTopic: topics.events,
           // Its events wait for their deliveries: as many as the worker's tasks, drained as the worker's.
           maxInFlight: Math.max(config.routing.concurrency, direct ? config.delivery.workerConcurrency : 0),
-          ...(direct && { drainTimeoutMs: direct.drainTimeoutMs, holdBack: direct.holdBack }),
+          // ... and held no further than the worker's lanes need (Dispatcher.limit).
+          ...(direct && { drainTimeoutMs: direct.drainTimeoutMs, holdBack: direct.dispatcher }),
           sessionTimeoutMs: config.kafka.sessionTimeoutMs,
           fetchPartitionBytes: config.kafka.fetchPartitionBytes,
           metrics,

@@ -5,7 +5,7 @@ import type { Config } from '../config/config';
 import type { RetryPolicy } from '../config/retry';
 import type { Clock } from '../core/clock';
 import type { BatchingProducer } from '../kafka/batching-producer';
-import { ConcurrentConsumer, type ConsumedMessage, type HoldBack } from '../kafka/consumer';
+import { ConcurrentConsumer, type ConsumedMessage } from '../kafka/consumer';
 import type { Logger } from '../observability/logger';
 import type { CatalogView } from '../records/catalog-model';
 import type { DeliveryTask } from '../records/delivery-task';
@@ -70,8 +70,6 @@ export interface DeliveryWorker {
   };
   /** How long its consumers' stop waits for the tasks in flight. */
   drainTimeoutMs: number;
-  /** For a consumer whose messages become tasks here (the router's): how many it may hold. */
-  holdBack: HoldBack;
   /** The circuit breaker of every URL this worker called. */
   circuits: CircuitRegistry;
   executor: DeliveryExecutor;
@@ -204,7 +202,6 @@ export async function startDeliveryWorker(options: DeliveryWorkerOptions): Promi
     circuits,
     executor,
     drainTimeoutMs,
-    holdBack: dispatcher,
     stop: async () => {
       executor.stop(); // a hand-off Kafka does not take now is left for the next process
       await Promise.all([consumer.stop(), delayConsumer.stop()]);
