@@ -9,6 +9,7 @@ import { DEFAULT_FLUSH_AT } from '../../src/producer/options';
 import { runId, startBenchApp } from '../lib/app';
 import { formatSummary, startProfiler } from '../lib/profile';
 import { trackEvent, type EncodedRecord } from '../lib/events';
+import { produceCallsClosedLoop } from '../lib/producer-floor';
 import { benchKafka, produceClosedLoop, rawProducer, type Throughput } from '../lib/raw-kafka';
 import { check, scaled, type Check, type Figure, type Scenario } from '../lib/scenario';
 import { cpuMsSince, median, perSecond } from '../lib/stats';
@@ -115,6 +116,15 @@ export const producerScenario: Scenario = {
       const callsAt = (flushAt: (typeof FLUSH_AT)[number]) => Math.min(events, scaled(ctx, CALLS[flushAt]));
       const rawRound = (batchSize: number, count = events) =>
         produceClosedLoop({ producer, topic, records: records.slice(0, count), batchSize, concurrency: 1 });
+      const floorRound = (batchSize: number, count = events) =>
+        produceCallsClosedLoop({
+          producer,
+          topic,
+          codec,
+          sourceId: source.id,
+          calls: calls.slice(0, count),
+          batchSize,
+        });
       const libraryRound = async (flushAt: number, count = events): Promise<LibraryRound> => {
         const { logger, batches, lastAckAt } = batchCounter();
         const analytics = await Analytics.connect(source.writeKey, {
@@ -162,10 +172,12 @@ export const producerScenario: Scenario = {
 
       ctx.log(`producer: warming up (${WARM_UP_EVENTS} events each way)`);
       await rawRound(FLUSH_AT[0], WARM_UP_EVENTS);
+      await floorRound(FLUSH_AT[0], WARM_UP_EVENTS);
       await libraryRound(FLUSH_AT[0], WARM_UP_EVENTS);
 
       const raw = new Map<number, Throughput[]>(FLUSH_AT.map((f) => [f, []]));
       const lib = new Map<number, LibraryRound[]>(FLUSH_AT.map((f) => [f, []]));
+      const floor = new Map<number, Throughput[]>(FLUSH_AT.map((f) => [f, []]));
       const rawFull: Throughput[] = [];
       const profiled = async <T>(on: boolean, title: string, name: string, run: () => Promise<T>) => {
         const profiler = on ? await startProfiler(ctx.resultsDir) : undefined;
@@ -186,6 +198,7 @@ export const producerScenario: Scenario = {
                 rawRound(flushAt, count),
               ),
             );
+          floor.get(flushAt)!.push(await floorRound(flushAt, count));
           lib
             .get(flushAt)!
             .push(
@@ -196,7 +209,7 @@ export const producerScenario: Scenario = {
         }
         rawFull.push(await rawRound(fullBatch));
         ctx.log(
-          `producer round ${round}: ${FLUSH_AT.map((f) => `flushAt ${f}: raw ${Math.round(rawRate(raw.get(f)![round - 1]!))}/s, library ${Math.round(libRate(lib.get(f)![round - 1]!))}/s`).join('; ')}; raw ≤ 500 KB batches ${Math.round(rawRate(rawFull[round - 1]!))}/s`,
+          `producer round ${round}: ${FLUSH_AT.map((f) => `flushAt ${f}: raw ${Math.round(rawRate(raw.get(f)![round - 1]!))}/s, floor ${Math.round(rawRate(floor.get(f)![round - 1]!))}/s, library ${Math.round(libRate(lib.get(f)![round - 1]!))}/s`).join('; ')}; raw ≤ 500 KB batches ${Math.round(rawRate(rawFull[round - 1]!))}/s`,
         );
       }
 
@@ -206,7 +219,10 @@ export const producerScenario: Scenario = {
       for (const flushAt of FLUSH_AT) {
         const raws = raw.get(flushAt)!;
         const libs = lib.get(flushAt)!;
+        const floors = floor.get(flushAt)!;
         const ratios = libs.map((l, i) => libRate(l) / rawRate(raws[i]!));
+        const floorToRaw = floors.map((f, i) => rawRate(f) / rawRate(raws[i]!));
+        const libToFloor = libs.map((l, i) => libRate(l) / rawRate(floors[i]!));
         const mid = libs.map((_, i) => i).sort((a, b) => ratios[a]! - ratios[b]!)[Math.floor(ROUNDS / 2)]!;
         const [r, l, full] = [raws[mid]!, libs[mid]!, rawFull[mid]!];
         const batchMean = l.batches.reduce((a, b) => a + b, 0) / Math.max(1, l.batches.length);
@@ -228,6 +244,18 @@ export const producerScenario: Scenario = {
             value: ratios[mid]!,
             unit: '×',
             detail: `median of ${ROUNDS} rounds: ${ratios.map((x) => x.toFixed(2)).join(', ')}`,
+          },
+          {
+            label: `flushAt ${flushAt}: floor ÷ raw`,
+            value: median(floorToRaw),
+            unit: '×',
+            detail: `median of ${ROUNDS} rounds: ${floorToRaw.map((x) => x.toFixed(2)).join(', ')}; the calls' own work, then sendBatch(${flushAt}) (lib/producer-floor.ts)`,
+          },
+          {
+            label: `flushAt ${flushAt}: library ÷ floor`,
+            value: median(libToFloor),
+            unit: '×',
+            detail: `median of ${ROUNDS} rounds: ${libToFloor.map((x) => x.toFixed(2)).join(', ')}`,
           },
           {
             label: `flushAt ${flushAt}: library ÷ raw ≤ 500 KB batches`,
