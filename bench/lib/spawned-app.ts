@@ -1,7 +1,10 @@
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
+import { promisify } from 'node:util';
 import { ADMIN_TOKEN, LOOPBACK_NETWORKS, TEST_SECRETS_KEY } from '../../test/support/app';
 import { exited, spawnHookline } from '../../test/support/process';
+import { projectRoot } from '../../test/support/project-root';
 import { BENCH_PARTITIONS } from './app';
 import type { BenchContext } from './scenario';
 import { deleteTopics } from './topics';
@@ -37,6 +40,16 @@ export interface SpawnedAppOptions {
 }
 
 const START_TIMEOUT_MS = 120_000;
+const BUILD_TIMEOUT_MS = 300_000;
+
+/** `npm run build` (tsc -p tsconfig.build.json → dist/), for a `built` start: incremental, seconds. */
+export async function buildDist(ctx: BenchContext, scenario: string): Promise<void> {
+  ctx.log(`${scenario}: npm run build (the scenario runs the compiled dist/src/main.js)`);
+  await promisify(execFile)('npx', ['tsc', '-p', 'tsconfig.build.json'], {
+    cwd: projectRoot(),
+    timeout: BUILD_TIMEOUT_MS,
+  });
+}
 
 /** Starts src/main.ts (or dist/) with HOOKLINE_WORKERS=`workers` on a fresh prefix, all roles by default, HTTP on 127.0.0.1:0. */
 export async function startSpawnedApp(ctx: BenchContext, options: SpawnedAppOptions): Promise<SpawnedApp> {

@@ -1,20 +1,17 @@
-import { execFile } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { promisify } from 'node:util';
 import { connectAvro } from '../../src/avro/connect';
 import { eventKey } from '../../src/events/types';
 import { createLogger } from '../../src/observability/logger';
 import { EventCodec } from '../../src/records/event';
-import { projectRoot } from '../../test/support/project-root';
 import { runId as newRunId } from '../lib/app';
 import { normalizedEvent, type EncodedRecord } from '../lib/events';
 import { benchKafka, produceClosedLoop, rawProducer } from '../lib/raw-kafka';
 import { readMemory, summariseRss, type RssSample } from '../lib/rss';
 import { gcSeconds, heapGauges, metricSum, metricsText } from '../lib/scraped-metrics';
 import { check, scaled, type BenchContext, type Figure, type Scenario } from '../lib/scenario';
-import { startSpawnedApp, type SpawnedApp } from '../lib/spawned-app';
+import { buildDist, startSpawnedApp, type SpawnedApp } from '../lib/spawned-app';
 import { perSecond } from '../lib/stats';
 import { sleep } from '../lib/wait';
 
@@ -29,7 +26,6 @@ const FILL_BATCH = 500;
 const FILL_CONCURRENCY = 4;
 const SAMPLE_INTERVAL_MS = 1_000;
 const ROLES = 'router,worker';
-const ROOT = projectRoot();
 
 /** `BENCH_BACKLOG_EVENTS` (default 1,000,000) × --scale, at least 10,000. */
 export function backlogEvents(ctx: Pick<BenchContext, 'scale'>): number {
@@ -66,8 +62,7 @@ export const backlogScenario: Scenario = {
   budgetMs: backlogBudgetMs,
   async run(ctx) {
     const events = backlogEvents(ctx);
-    ctx.log('backlog: npm run build (the scenario runs the compiled dist/src/main.js)');
-    await promisify(execFile)('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: ROOT, timeout: 300_000 });
+    await buildDist(ctx, 'backlog');
     const {
       ids: [receiverId],
       urls: [url],

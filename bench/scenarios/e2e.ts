@@ -7,6 +7,7 @@ import {
   JOIN_WARM_UP_EVENTS,
   warmUpToSteadyState,
 } from '../lib/pipeline';
+import { formatMachineUse, machineCpu, machineUseSince, type MachineUse } from '../lib/machine-cpu';
 import { formatSummary, startProfiler } from '../lib/profile';
 import { CEILING_CONNECTIONS, measureCompiledCeiling } from '../lib/compiled-ceiling';
 import { rawCeilingRound, warmRawCeiling, webhookBody, type RawCeiling } from '../lib/raw-ceiling';
@@ -31,6 +32,8 @@ interface Round {
   rawCpu: number;
   delivered: number;
   hooklineCpu: number;
+  /** The whole machine over Hookline's run (every process), per delivered event. */
+  machine: MachineUse | undefined;
 }
 
 /** CPU ms spent on `count` items → µs per item. */
@@ -100,6 +103,7 @@ export const e2eScenario: Scenario = {
         const last = round === ROUNDS;
         const profiler = ctx.profile && last ? await startProfiler(ctx.resultsDir) : undefined;
         const sampler = last ? await sampleStages(app.app.parts.metrics) : undefined;
+        const machineBefore = machineCpu();
         const run = await deliverAndWait(ctx, app, {
           writeKey: source.writeKey,
           receiverIds,
@@ -121,7 +125,8 @@ export const e2eScenario: Scenario = {
           perEvent(posted.cpuMs, posted.sent);
         const delivered = perSecond(run.delivered, run.elapsedMs);
         const hooklineCpu = perEvent(run.appCpuMs, run.delivered);
-        rounds.push({ raw, run, rawCpu, delivered, hooklineCpu });
+        const machine = machineUseSince(machineBefore, run.delivered);
+        rounds.push({ raw, run, rawCpu, delivered, hooklineCpu, machine });
         ctx.log(
           `e2e round ${round}: raw Kafka produce+consume ${Math.round(raw.kafkaCeiling)}/s, raw POST ${Math.round(raw.httpCeiling)}/s, ${rawCpu.toFixed(1)} µs/event; Hookline delivered ${Math.round(delivered)}/s, ${hooklineCpu.toFixed(1)} µs/event`,
         );
@@ -131,7 +136,7 @@ export const e2eScenario: Scenario = {
       // The figures below are the round whose delivered ÷ ceiling is the median.
       const mid = rounds[ratios.map((_, i) => i).sort((a, b) => ratios[a]! - ratios[b]!)[ROUNDS >> 1]!]!;
       const { produced, consumed, posted, kafkaCeiling, httpCeiling, ceiling } = mid.raw;
-      const { run, delivered, hooklineCpu, rawCpu } = mid;
+      const { run, delivered, hooklineCpu, rawCpu, machine } = mid;
       const deliveredRates = rounds.map((r) => r.delivered);
       notes.unshift(...incomplete);
       if (!compiled.ok) notes.push(`(c) skipped: ${compiled.reason}`);
@@ -193,6 +198,12 @@ export const e2eScenario: Scenario = {
             label: 'Hookline accepted (during the run)',
             value: perSecond(run.load.ok * BATCH_SIZE, run.load.elapsedMs),
             unit: 'events/s',
+          },
+          {
+            label: 'machine CPU during Hookline’s run',
+            value: machine?.busyUsPer ?? Number.NaN,
+            unit: 'µs/event',
+            detail: `${formatMachineUse(machine)}; rounds ${rounds.map((r) => (r.machine ? `${Math.round(r.machine.busy * 100)}%` : '?')).join(', ')} busy`,
           },
           {
             label: 'Hookline CPU (all roles)',
