@@ -13,6 +13,7 @@ import type { Logger } from '../observability/logger';
 import type { BrokerOutageWatch } from './outage';
 import { hooklinePartitioner } from './partitioner';
 import { fixRequestQueueTimer } from './request-queue-timer';
+import { fixRunnerStop } from './runner-stop';
 import { useFastFetchDecoding } from './fetch-decoding';
 import { useFastProduceEncoding } from './produce-encoding';
 import { groupMessagesPreload } from './kafkajs-preload';
@@ -39,7 +40,8 @@ const LEVELS: Record<number, 'error' | 'warn' | 'info' | 'debug'> = {
 /**
  * Hookline's changes to kafkajs 2.2.4, process-wide (on the kafkajs module this process loads): no
  * busy timer on every connection (request-queue-timer.ts), Produce requests encoded in one pass
- * (produce-encoding.ts), Fetch responses decoded in one pass (fetch-decoding.ts). Idempotent;
+ * (produce-encoding.ts), Fetch responses decoded in one pass (fetch-decoding.ts), a consumer stopped
+ * while it joins its group does not stay in it (runner-stop.ts). Idempotent;
  * `createKafka` applies them. One more is made before kafkajs loads, by importing it through
  * src/kafka/kafkajs.ts: messages grouped by partition in linear time (group-messages.ts).
  */
@@ -47,6 +49,7 @@ export function applyKafkajsFixes(): void {
   fixRequestQueueTimer();
   useFastProduceEncoding();
   useFastFetchDecoding();
+  fixRunnerStop();
 }
 
 /** A kafkajs client whose logs go through pino (as `component: kafkajs`), with `applyKafkajsFixes`. */

@@ -1,0 +1,153 @@
+import { createRequire } from 'node:module';
+import { fixRunnerStop, STOP_WAITS_FOR_JOIN_MS } from '../../../src/kafka/runner-stop';
+
+// kafkajs's own class, as its consumers use it.
+const Runner = createRequire(__filename)('kafkajs/src/consumer/runner') as new (options: object) => {
+  running: boolean;
+  start(): Promise<unknown>;
+  stop(): Promise<void>;
+};
+
+const silent = { debug() {}, info() {}, warn() {}, error() {}, namespace: () => silent };
+
+/** A consumer group whose join ends when the test says so; it records what the runner asked. */
+function fakeGroup() {
+  let endJoin: (err?: Error) => void = () => undefined;
+  const calls: string[] = [];
+  const group = {
+    groupId: 'g',
+    memberId: null as string | null,
+    connect: async () => void calls.push('connect'),
+    joinAndSync: () =>
+      new Promise<void>((resolve, reject) => {
+        calls.push('join');
+        endJoin = (err) => (err ? reject(err) : resolve());
+      }),
+    leave: async () => void calls.push('leave'),
+    getNodeIds: () => [],
+  };
+  return { group, calls, endJoin: (err?: Error) => endJoin(err) };
+}
+
+function newRunner(group: object, crashes: unknown[]) {
+  const runner = new Runner({
+    logger: silent,
+    consumerGroup: group,
+    instrumentationEmitter: { emit() {} },
+    concurrency: 1,
+    eachBatch: async () => undefined,
+    heartbeatInterval: 3_000,
+    onCrash: (err: unknown) => void crashes.push(err),
+    retry: { retries: 0 },
+  }) as InstanceType<typeof Runner> & { scheduleFetchManager(): void };
+  const fetching: number[] = [];
+  runner.scheduleFetchManager = () => void fetching.push(1); // no fetch loop in a unit test
+  return { runner, fetching };
+}
+
+const flush = () => new Promise((resolve) => setImmediate(resolve));
+
+/** A runner started and then stopped while it joins; `stopped()` says whether stop() resolved. */
+async function stoppedWhileJoining() {
+  const { group, calls, endJoin } = fakeGroup();
+  const crashes: unknown[] = [];
+  const { runner, fetching } = newRunner(group, crashes);
+  const started = runner.start();
+  await flush();
+  let stopped = false;
+  const stopping = runner.stop().then(() => (stopped = true));
+  await flush();
+  return { started, stopping, stopped: () => stopped, calls, endJoin, fetching, runner, crashes };
+}
+
+beforeAll(() => {
+  // 'applied' here, or 'already applied' when another test file of this worker applied it first.
+  expect(['applied', 'already applied']).toContain(fixRunnerStop());
+});
+
+describe('kafkajs Runner with fixRunnerStop', () => {
+  it('starts as before when nobody stops it: joins, then runs', async () => {
+    const { group, calls, endJoin } = fakeGroup();
+    const { runner, fetching } = newRunner(group, []);
+    const started = runner.start();
+    await flush();
+    endJoin();
+    await started;
+    expect(runner.running).toBe(true);
+    expect(fetching).toHaveLength(1);
+    expect(calls).toEqual(['connect', 'join']);
+  });
+
+  it('a stop during the join waits for it, then the member leaves instead of fetching', async () => {
+    const { started, stopping, stopped, calls, endJoin, fetching, runner } = await stoppedWhileJoining();
+    expect(stopped()).toBe(false); // kafkajs 2.2.4 returned here, and the join went on alone
+    endJoin();
+    await Promise.all([started, stopping]);
+    expect(runner.running).toBe(false);
+    expect(fetching).toHaveLength(0);
+    expect(calls).toEqual(['connect', 'join', 'leave']);
+  });
+
+  it('a join that fails after a stop is not reported as a crash (nothing to restart)', async () => {
+    const { started, stopping, endJoin, crashes } = await stoppedWhileJoining();
+    endJoin(new Error('coordinator not available'));
+    await Promise.all([started, stopping]);
+    expect(crashes).toEqual([]);
+  });
+
+  it('a join that fails with no stop is a crash, as before', async () => {
+    const { group, endJoin } = fakeGroup();
+    const crashes: unknown[] = [];
+    const { runner } = newRunner(group, crashes);
+    const started = runner.start();
+    await flush();
+    const err = new Error('coordinator not available');
+    endJoin(err);
+    await started;
+    expect(crashes).toEqual([err]);
+  });
+
+  it('the crash handler may stop the runner without waiting for itself', async () => {
+    const { group, endJoin } = fakeGroup();
+    const holder: { runner?: InstanceType<typeof Runner> } = {};
+    const stops: string[] = [];
+    const { runner } = newRunner(group, []);
+    holder.runner = runner;
+    // kafkajs's own crash handler disconnects the consumer, which stops its runner.
+    (runner as unknown as { onCrash: () => Promise<void> }).onCrash = async () => {
+      await holder.runner!.stop();
+      stops.push('stopped');
+    };
+    const started = runner.start();
+    await flush();
+    endJoin(new Error('lost the coordinator'));
+    await started;
+    expect(stops).toEqual(['stopped']);
+  });
+
+  it('a stop waits at most STOP_WAITS_FOR_JOIN_MS for a join that does not end', async () => {
+    jest.useFakeTimers({ doNotFake: ['setImmediate'] });
+    try {
+      const { started, stopping, stopped, calls, endJoin, fetching } = await stoppedWhileJoining();
+      jest.advanceTimersByTime(STOP_WAITS_FOR_JOIN_MS - 1);
+      await flush();
+      expect(stopped()).toBe(false);
+      jest.advanceTimersByTime(1);
+      await stopping;
+      // The join ending later still leaves rather than fetching.
+      endJoin();
+      await started;
+      expect(fetching).toHaveLength(0);
+      expect(calls).toEqual(['connect', 'join', 'leave']);
+    } finally {
+      jest.useRealTimers();
+    }
+  });
+
+  it('is applied once, and leaves a kafkajs without the bug alone', () => {
+    expect(fixRunnerStop()).toBe('already applied');
+    const fixed = { prototype: { start: async function start() {}, stop: async function stop() {} } };
+    const requireFrom = (() => fixed) as unknown as NodeRequire;
+    expect(fixRunnerStop(requireFrom)).toBe('not needed');
+  });
+});
