@@ -81,7 +81,14 @@ export class ConcurrentConsumer {
     this.admin = options.admin ?? options.kafka.admin();
     this.group = new GroupView(this.admin, options.groupId);
     this.consumer.on(this.consumer.events.REBALANCING, () => void this.commit()); // before it moves
-    this.consumer.on(this.consumer.events.CRASH, () => void (this.outOfGroup = true));
+    this.consumer.on(this.consumer.events.CRASH, (event) => {
+      this.outOfGroup = true;
+      // kafkajs asked restartOnFailure before this consumer began to stop, and arms its restart
+      // timer just after this event, maybe after the stop's disconnect cleared the last one: stop
+      // it again, which clears the new one, or the restart would rejoin a stopped process.
+      if (event.payload.restart && this.stopping)
+        setImmediate(() => void this.consumer.stop().catch(() => undefined));
+    });
     this.consumer.on(this.consumer.events.GROUP_JOIN, (event) => {
       // Keep the trackers of partitions still ours (kafkajs re-fetches from the committed offset;
       // the tracker knows what is in flight or done), unless this member left the group meanwhile
