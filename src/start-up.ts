@@ -1,4 +1,4 @@
-import { backoffDelayMs, sleep as realSleep } from './core/backoff';
+import { backoffDelayMs, sleepHoldingProcess } from './core/backoff';
 import { systemClock, type Clock } from './core/clock';
 import { errorMessage } from './core/errors';
 import { isPermanentStartError, isTransientStartError, type BrokerOutageWatch } from './kafka/outage';
@@ -33,7 +33,9 @@ export interface StartThroughOutageOptions<T> {
  */
 export async function startThroughOutage<T>(options: StartThroughOutageOptions<T>): Promise<T> {
   const clock = options.clock ?? systemClock;
-  const sleep = options.sleep ?? realSleep;
+  // Held: the failed attempt closed every connection, server and timer it had made, so an
+  // unreferenced timer would leave the process nothing to wait for, and it would exit with 0.
+  const sleep = options.sleep ?? sleepHoldingProcess;
   const budgetMs = options.budgetMs ?? START_OUTAGE_BUDGET_MS;
   let firstFailureMs: number | undefined;
   for (let attempt = 1; ; attempt++) {

@@ -26,6 +26,14 @@ export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }
 
+/**
+ * Resolves after `ms`, holding the process open meanwhile: for a wait that may be all the process
+ * has left to do, such as start-up between two attempts, once the failed one closed everything.
+ */
+export function sleepHoldingProcess(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
 export interface RetryOptions {
   /** Retrying stops (and the last error is thrown) once this returns false. */
   isRunning: () => boolean;

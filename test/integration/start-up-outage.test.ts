@@ -69,6 +69,8 @@ test('a worker whose broker dies during start-up starts once the broker is back'
       .filter((l) => !l.includes('ECONNREFUSED'))
       .slice(-15)
       .join('\n');
+    // An exit here once was code 0, between two start-up attempts: say what the process did last.
+    if (exitCode !== undefined) console.error(`the worker exited with ${exitCode}; its log ends:\n${tail}`);
     expect({ exitCode, tail }).toMatchObject({ exitCode: undefined });
     const res = await fetch(`http://127.0.0.1:${port}/readyz`);
     expect({ status: res.status, body: await res.text(), tail }).toMatchObject({ status: 200 });

@@ -1,6 +1,8 @@
+import { execFileSync } from 'node:child_process';
 import { KafkaJSConnectionError, KafkaJSSASLAuthenticationError } from 'kafkajs';
 import { silentLogger } from '../../src/observability/logger';
 import { startThroughOutage } from '../../src/start-up';
+import { projectRoot } from '../support/project-root';
 
 /** A start-up whose attempts fail with the given errors in turn, then succeed; on a fake clock. */
 function harness(failures: Error[], opts: { outageSeenAtMs?: number; stopAfterAttempts?: number } = {}) {
@@ -69,5 +71,32 @@ describe('start-up through a broker outage', () => {
     const { run, attemptsAtMs } = harness([reset(), reset()], { stopAfterAttempts: 1 });
     await expect(run).rejects.toThrow('ECONNRESET');
     expect(attemptsAtMs).toHaveLength(1);
+  });
+});
+
+describe('start-up between attempts', () => {
+  it('holds the process open while it waits, though the failed attempt closed everything', () => {
+    // A process with nothing else alive: only start-up's wait can keep it running to the second
+    // attempt. An unreferenced timer there let it exit with code 0 instead of starting.
+    const script = [
+      "const { KafkaJSConnectionError } = require('kafkajs');",
+      "const { startThroughOutage } = require('./src/start-up');",
+      "const { silentLogger } = require('./src/observability/logger');",
+      'let attempts = 0;',
+      'startThroughOutage({',
+      '  start: async () => {',
+      "    if (++attempts === 1) throw new KafkaJSConnectionError('Connection error: connect ECONNREFUSED');",
+      "    return 'started';",
+      '  },',
+      '  outage: { seenSince: () => true },',
+      '  stopping: () => false,',
+      '  logger: silentLogger(),',
+      '}).then((result) => console.log(result, attempts));',
+    ].join('\n');
+    const out = execFileSync(process.execPath, ['--require', 'tsx/cjs', '-e', script], {
+      cwd: projectRoot(),
+      timeout: 30_000,
+    }).toString();
+    expect(out.trim()).toBe('started 2');
   });
 });
