@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Producer } from 'kafkajs';
 import { isJsonObject, parseJsonText, type JsonValue } from '../../src/events/json';
 import { eventKey } from '../../src/events/types';
 import { normalizeEvent, type NormalizeOptions } from '../../src/events/normalize';
 import type { EventCodec } from '../../src/records/event';
 import type { EncodedRecord } from './events';
+import { listenOnLoopback } from './loopback-server';
 
 /**
  * What the tracking API's target is held against, below Hookline's own code: two servers that do
@@ -59,18 +59,13 @@ export async function startIngestFloor(options: IngestFloorOptions): Promise<Ing
       res.writeHead(500, { 'content-type': 'text/plain' }).end(err.message);
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  const listening = await listenOnLoopback(server);
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: listening.url,
     get events() {
       return events;
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
+    close: listening.close,
   };
 }
 

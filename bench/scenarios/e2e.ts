@@ -7,6 +7,7 @@ import {
   JOIN_WARM_UP_EVENTS,
   warmUpToSteadyState,
 } from '../lib/pipeline';
+import { startE2eFloor, type E2eFloor } from '../lib/e2e-floor';
 import { formatMachineUse, machineCpu, machineUseSince, type MachineUse } from '../lib/machine-cpu';
 import { formatSummary, startProfiler } from '../lib/profile';
 import { CEILING_CONNECTIONS, measureCompiledCeiling } from '../lib/compiled-ceiling';
@@ -34,7 +35,12 @@ interface Round {
   hooklineCpu: number;
   /** The whole machine over Hookline's run (every process), per delivered event. */
   machine: MachineUse | undefined;
+  /** The same run through the end-to-end floor (lib/e2e-floor.ts). */
+  floor: DeliveryRun;
 }
+
+/** Delivered/s of a run (the floor's: first tracking call → last arrival). */
+const floorRate = (run: DeliveryRun) => perSecond(run.delivered, run.elapsedMs);
 
 /** CPU ms spent on `count` items → µs per item. */
 const perEvent = (cpuMs: number, count: number) => (cpuMs * 1_000) / Math.max(1, count);
@@ -54,6 +60,7 @@ export const e2eScenario: Scenario = {
     const app = await startBenchApp(ctx, 'e2e');
     const kafka = benchKafka(ctx, 'hookline-bench-raw');
     const producer = await rawProducer(kafka);
+    let floor: E2eFloor | undefined;
     try {
       const { config, events: codec } = app.app.parts;
       const {
@@ -94,11 +101,25 @@ export const e2eScenario: Scenario = {
         concurrency,
       };
       await warmRawCeiling(rawOptions);
+      floor = await startE2eFloor({ kafka, producer, prefix: app.prefix, url: url!, concurrency });
+      await warmUpToSteadyState(ctx, floor, {
+        writeKey: source.writeKey,
+        receiverIds,
+        events,
+        timeoutMs: DELIVERY_TIMEOUT_MS,
+      });
       const rounds: Round[] = [];
       const incomplete: string[] = [];
       let notes: string[] = [];
       for (let round = 1; round <= ROUNDS; round++) {
         const raw = await rawCeilingRound(rawOptions, round);
+        const floorRun = await deliverAndWait(ctx, floor, {
+          writeKey: source.writeKey,
+          receiverIds,
+          events,
+          label: `floor-${round}`,
+          timeoutMs: DELIVERY_TIMEOUT_MS,
+        });
         // --profile and the stage timeline: the last round.
         const last = round === ROUNDS;
         const profiler = ctx.profile && last ? await startProfiler(ctx.resultsDir) : undefined;
@@ -126,12 +147,14 @@ export const e2eScenario: Scenario = {
         const delivered = perSecond(run.delivered, run.elapsedMs);
         const hooklineCpu = perEvent(run.appCpuMs, run.delivered);
         const machine = machineUseSince(machineBefore, run.delivered);
-        rounds.push({ raw, run, rawCpu, delivered, hooklineCpu, machine });
+        rounds.push({ raw, run, rawCpu, delivered, hooklineCpu, machine, floor: floorRun });
         ctx.log(
-          `e2e round ${round}: raw Kafka produce+consume ${Math.round(raw.kafkaCeiling)}/s, raw POST ${Math.round(raw.httpCeiling)}/s, ${rawCpu.toFixed(1)} µs/event; Hookline delivered ${Math.round(delivered)}/s, ${hooklineCpu.toFixed(1)} µs/event`,
+          `e2e round ${round}: raw Kafka produce+consume ${Math.round(raw.kafkaCeiling)}/s, raw POST ${Math.round(raw.httpCeiling)}/s, ${rawCpu.toFixed(1)} µs/event; floor ${Math.round(floorRate(floorRun))}/s; Hookline delivered ${Math.round(delivered)}/s, ${hooklineCpu.toFixed(1)} µs/event`,
         );
       }
       const ratios = rounds.map((r) => r.delivered / r.raw.ceiling);
+      const floorRatios = rounds.map((r) => floorRate(r.floor) / r.raw.ceiling);
+      const toFloor = rounds.map((r) => r.delivered / floorRate(r.floor));
       const cpuRatios = rounds.map((r) => r.hooklineCpu / r.rawCpu);
       // The figures below are the round whose delivered ÷ ceiling is the median.
       const mid = rounds[ratios.map((_, i) => i).sort((a, b) => ratios[a]! - ratios[b]!)[ROUNDS >> 1]!]!;
@@ -188,6 +211,18 @@ export const e2eScenario: Scenario = {
                 },
               ]
             : []),
+          {
+            label: 'floor ÷ raw ceiling',
+            value: median(floorRatios),
+            unit: '×',
+            detail: `the least relay (lib/e2e-floor.ts), median of ${ROUNDS} rounds: ${list(floorRatios, 2)}; ${perEvent(mid.floor.appCpuMs, mid.floor.delivered).toFixed(1)} µs CPU/event${floor && floor.failedPosts > 0 ? `; ${floor.failedPosts} POSTs failed` : ''}`,
+          },
+          {
+            label: 'Hookline delivered ÷ floor',
+            value: median(toFloor),
+            unit: '×',
+            detail: `median of ${ROUNDS} rounds: ${list(toFloor, 2)}`,
+          },
           {
             label: 'Hookline delivered',
             value: delivered,
@@ -248,6 +283,7 @@ export const e2eScenario: Scenario = {
         notes,
       };
     } finally {
+      await floor?.stop();
       await producer.disconnect();
       await app.stop();
     }
