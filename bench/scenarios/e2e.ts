@@ -113,6 +113,9 @@ export const e2eScenario: Scenario = {
       let notes: string[] = [];
       for (let round = 1; round <= ROUNDS; round++) {
         const raw = await rawCeilingRound(rawOptions, round);
+        // --profile and the stage timeline: the last round (the floor's profile too).
+        const last = round === ROUNDS;
+        const floorProfiler = ctx.profile && last ? await startProfiler(ctx.resultsDir) : undefined;
         const floorRun = await deliverAndWait(ctx, floor, {
           writeKey: source.writeKey,
           receiverIds,
@@ -120,8 +123,9 @@ export const e2eScenario: Scenario = {
           label: `floor-${round}`,
           timeoutMs: DELIVERY_TIMEOUT_MS,
         });
-        // --profile and the stage timeline: the last round.
-        const last = round === ROUNDS;
+        const floorProfile = floorProfiler
+          ? formatSummary('the floor (the last round)', await floorProfiler.stop('e2e-floor'))
+          : [];
         const profiler = ctx.profile && last ? await startProfiler(ctx.resultsDir) : undefined;
         const sampler = last ? await sampleStages(app.app.parts.metrics) : undefined;
         const machineBefore = machineCpu();
@@ -134,7 +138,10 @@ export const e2eScenario: Scenario = {
         });
         if (sampler) notes = formatStages(await sampler.stop());
         if (profiler)
-          notes.push(...formatSummary('Hookline, all roles (the last round)', await profiler.stop('e2e')));
+          notes.push(
+            ...formatSummary('Hookline, all roles (the last round)', await profiler.stop('e2e')),
+            ...floorProfile,
+          );
         if (!run.complete)
           incomplete.push(
             `INCOMPLETE (round ${round}): ${run.delivered} of ${events} delivered within ${DELIVERY_TIMEOUT_MS / 1_000} s`,
@@ -217,6 +224,16 @@ export const e2eScenario: Scenario = {
             unit: '×',
             detail: `the least relay (lib/e2e-floor.ts), median of ${ROUNDS} rounds: ${list(floorRatios, 2)}; ${perEvent(mid.floor.appCpuMs, mid.floor.delivered).toFixed(1)} µs CPU/event${floor && floor.failedPosts > 0 ? `; ${floor.failedPosts} POSTs failed` : ''}`,
           },
+          ...(compiled.ok
+            ? [
+                {
+                  label: 'floor ÷ compiled-client HTTP ceiling',
+                  value: median(rounds.map((r) => floorRate(r.floor))) / compiled.ceiling.requestsPerSecond,
+                  unit: '×',
+                  detail: 'the median round of the floor',
+                },
+              ]
+            : []),
           {
             label: 'Hookline delivered ÷ floor',
             value: median(toFloor),
