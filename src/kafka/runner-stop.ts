@@ -10,16 +10,24 @@ import { createRequire } from 'node:module';
  * LeaveGroup, so the group waits a session timeout for it. A process that stopped a consumer, say
  * to try its start-up again, found its own old member beside the new one.
  *
- * The replacement lets a stop during the join be seen: `stop` marks it and waits (at most
- * STOP_WAITS_FOR_JOIN_MS) for the join to end; `start`, once joined, leaves the group instead of
- * fetching when a stop came meanwhile, and does not report a failed join as a crash then.
+ * The replacement lets a stop during the start be seen. While the runner connects, `stop` marks
+ * it and returns: the start then ends before it joins. While it joins, `stop` marks it and waits
+ * (at most STOP_WAITS_FOR_JOIN_MS) for the join to end; once joined, the start leaves the group
+ * instead of fetching. A start that fails after a stop is not reported as a crash.
  */
 
 /** How long a stop waits for a join in progress to end (and leave) before it returns anyway. */
 export const STOP_WAITS_FOR_JOIN_MS = 5_000;
 
-const JOINING = Symbol('hookline.runner.joining');
+const STARTING = Symbol('hookline.runner.starting');
 const STOP_ASKED = Symbol('hookline.runner.stopAsked');
+
+/** A start in progress: connecting (no member yet), then joining (JoinGroup and SyncGroup). */
+interface Starting {
+  phase: 'connecting' | 'joining';
+  /** Resolves once the start ended: running, left, or failed. */
+  ended: Promise<void>;
+}
 
 /** The fields and methods of kafkajs's Runner the replacement uses. */
 export interface RunnerState {
@@ -31,21 +39,30 @@ export interface RunnerState {
   };
   onCrash(err: unknown): unknown;
   scheduleFetchManager(): void;
-  [JOINING]?: Promise<void>;
+  [STARTING]?: Starting;
   [STOP_ASKED]?: boolean;
 }
 
 export async function startRunner(this: RunnerState): Promise<unknown> {
   if (this.running) return undefined;
-  let joined!: () => void;
-  this[JOINING] = new Promise<void>((resolve) => (joined = resolve));
+  let ended!: () => void;
+  const starting: Starting = {
+    phase: 'connecting',
+    ended: new Promise<void>((resolve) => (ended = resolve)),
+  };
+  this[STARTING] = starting;
   this[STOP_ASKED] = false;
   const settle = () => {
-    this[JOINING] = undefined;
-    joined();
+    this[STARTING] = undefined;
+    ended();
   };
   try {
     await this.consumerGroup.connect();
+    if (this[STOP_ASKED]) {
+      settle(); // stopped while connecting: no member was made, and none is
+      return undefined;
+    }
+    starting.phase = 'joining';
     await this.consumerGroup.joinAndSync();
   } catch (err) {
     // Settled first: kafkajs's crash handler stops the consumer, and that stop waits for it.
@@ -67,12 +84,16 @@ export async function startRunner(this: RunnerState): Promise<unknown> {
 
 function stopRunnerWith(originalStop: (this: RunnerState) => Promise<void>) {
   return async function stopRunner(this: RunnerState): Promise<void> {
-    const joining = this[JOINING];
-    if (this.running || !joining) return originalStop.call(this);
+    const starting = this[STARTING];
+    if (this.running || !starting) return originalStop.call(this);
     this[STOP_ASKED] = true;
+    // Connecting (during a broker outage, most of a restart): the start sees the stop before it
+    // joins, so there is nothing to wait for. Joining: wait, so the member leaves before kafkajs
+    // disconnects its cluster.
+    if (starting.phase === 'connecting') return;
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([
-      joining,
+      starting.ended,
       new Promise<void>((resolve) => (timer = setTimeout(resolve, STOP_WAITS_FOR_JOIN_MS))),
     ]);
     clearTimeout(timer);

@@ -10,14 +10,23 @@ const Runner = createRequire(__filename)('kafkajs/src/consumer/runner') as new (
 
 const silent = { debug() {}, info() {}, warn() {}, error() {}, namespace: () => silent };
 
-/** A consumer group whose join ends when the test says so; it records what the runner asked. */
-function fakeGroup() {
+/**
+ * A consumer group whose join (and, with `holdConnect`, connect) ends when the test says so; it
+ * records what the runner asked.
+ */
+function fakeGroup({ holdConnect = false } = {}) {
   let endJoin: (err?: Error) => void = () => undefined;
+  let endConnect: () => void = () => undefined;
   const calls: string[] = [];
   const group = {
     groupId: 'g',
     memberId: null as string | null,
-    connect: async () => void calls.push('connect'),
+    connect: () =>
+      new Promise<void>((resolve) => {
+        calls.push('connect');
+        if (holdConnect) endConnect = resolve;
+        else resolve();
+      }),
     joinAndSync: () =>
       new Promise<void>((resolve, reject) => {
         calls.push('join');
@@ -26,7 +35,7 @@ function fakeGroup() {
     leave: async () => void calls.push('leave'),
     getNodeIds: () => [],
   };
-  return { group, calls, endJoin: (err?: Error) => endJoin(err) };
+  return { group, calls, endJoin: (err?: Error) => endJoin(err), endConnect: () => endConnect() };
 }
 
 function newRunner(group: object, crashes: unknown[]) {
@@ -47,9 +56,12 @@ function newRunner(group: object, crashes: unknown[]) {
 
 const flush = () => new Promise((resolve) => setImmediate(resolve));
 
-/** A runner started and then stopped while it joins; `stopped()` says whether stop() resolved. */
-async function stoppedWhileJoining() {
-  const { group, calls, endJoin } = fakeGroup();
+/**
+ * A runner started and then stopped while it joins (or, with `holdConnect`, while it connects);
+ * `stopped()` says whether stop() resolved.
+ */
+async function stoppedWhileJoining(options: { holdConnect?: boolean } = {}) {
+  const { group, calls, endJoin, endConnect } = fakeGroup(options);
   const crashes: unknown[] = [];
   const { runner, fetching } = newRunner(group, crashes);
   const started = runner.start();
@@ -57,7 +69,7 @@ async function stoppedWhileJoining() {
   let stopped = false;
   const stopping = runner.stop().then(() => (stopped = true));
   await flush();
-  return { started, stopping, stopped: () => stopped, calls, endJoin, fetching, runner, crashes };
+  return { started, stopping, stopped: () => stopped, calls, endJoin, endConnect, fetching, runner, crashes };
 }
 
 beforeAll(() => {
@@ -92,6 +104,18 @@ describe('kafkajs Runner with fixRunnerStop', () => {
     const { started, stopping, endJoin, crashes } = await stoppedWhileJoining();
     endJoin(new Error('coordinator not available'));
     await Promise.all([started, stopping]);
+    expect(crashes).toEqual([]);
+  });
+
+  it('a stop while connecting returns at once, and the runner never joins', async () => {
+    const { started, stopping, stopped, calls, endConnect, fetching, crashes } = await stoppedWhileJoining({
+      holdConnect: true,
+    });
+    expect(stopped()).toBe(true); // no member can exist yet: nothing to wait for
+    endConnect();
+    await Promise.all([started, stopping]);
+    expect(calls).toEqual(['connect']);
+    expect(fetching).toHaveLength(0);
     expect(crashes).toEqual([]);
   });
 
