@@ -1,5 +1,7 @@
 import { createServer, Agent, type IncomingMessage, type Server } from 'node:http';
 import type { Consumer, Kafka, Producer } from 'kafkajs';
+import { MAX_REQUEST_BYTES } from '../../src/events/normalize';
+import { readBody } from '../../src/http/respond';
 import { BENCH_PARTITIONS } from './app';
 import { post } from './http-load';
 import { listenOnLoopback } from './loopback-server';
@@ -83,9 +85,8 @@ export async function startE2eFloor(options: E2eFloorOptions): Promise<E2eFloor>
 }
 
 async function relayIn(req: IncomingMessage, producer: Producer, topic: string): Promise<void> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { batch?: Record<string, unknown>[] };
+  const text = (await readBody(req, MAX_REQUEST_BYTES)).toString('utf8');
+  const body = JSON.parse(text) as { batch?: Record<string, unknown>[] };
   const messages = (body.batch ?? []).map((event) => ({
     key: typeof event.userId === 'string' ? event.userId : null,
     value: JSON.stringify(event),

@@ -3,7 +3,8 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { Producer } from 'kafkajs';
 import { isJsonObject, parseJsonText, type JsonValue } from '../../src/events/json';
 import { eventKey } from '../../src/events/types';
-import { normalizeEvent, type NormalizeOptions } from '../../src/events/normalize';
+import { MAX_REQUEST_BYTES, normalizeEvent, type NormalizeOptions } from '../../src/events/normalize';
+import { readBody } from '../../src/http/respond';
 import type { EventCodec } from '../../src/records/event';
 import type { EncodedRecord } from './events';
 import { listenOnLoopback } from './loopback-server';
@@ -24,8 +25,6 @@ export type IngestFloorKind = 'http' | 'stages';
 
 export interface IngestFloor {
   url: string;
-  /** Events sent to Kafka so far. */
-  readonly events: number;
   close(): Promise<void>;
 }
 
@@ -41,17 +40,15 @@ export interface IngestFloorOptions {
 }
 
 export async function startIngestFloor(options: IngestFloorOptions): Promise<IngestFloor> {
-  let events = 0;
   let next = 0;
   const readyRecords = (): EncodedRecord[] => {
     if (next >= options.records.length) next = 0;
     return options.records.slice(next, (next += options.batchSize));
   };
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
-    const body = await readAll(req);
+    const body = await readBody(req, MAX_REQUEST_BYTES);
     const messages = options.kind === 'http' ? readyRecords() : encodeBatch(body, options);
     await options.producer.sendBatch({ topicMessages: [{ topic: options.topic, messages }], acks: -1 });
-    events += messages.length;
     res.writeHead(200, { 'content-type': 'application/json' }).end('{"success":true}');
   };
   const server = createServer({ keepAlive: true }, (req, res) => {
@@ -59,23 +56,7 @@ export async function startIngestFloor(options: IngestFloorOptions): Promise<Ing
       res.writeHead(500, { 'content-type': 'text/plain' }).end(err.message);
     });
   });
-  const listening = await listenOnLoopback(server);
-  return {
-    url: listening.url,
-    get events() {
-      return events;
-    },
-    close: listening.close,
-  };
-}
-
-function readAll(req: IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
-    req.on('error', reject);
-  });
+  return listenOnLoopback(server);
 }
 
 /** The tracking API's stages for one `/v1/batch` body: every event must be valid (it is). */

@@ -71,12 +71,8 @@ export const e2eScenario: Scenario = {
       await app.destination(source.id, url!, 'bench receiver');
       const receiverIds = [receiverId!];
       ctx.log(`e2e: warming up the pipeline (${JOIN_WARM_UP_EVENTS} events, then ${events})`);
-      await warmUpToSteadyState(ctx, app, {
-        writeKey: source.writeKey,
-        receiverIds,
-        events,
-        timeoutMs: DELIVERY_TIMEOUT_MS,
-      });
+      const runOptions = { writeKey: source.writeKey, receiverIds, events, timeoutMs: DELIVERY_TIMEOUT_MS };
+      await warmUpToSteadyState(ctx, app, runOptions);
 
       // (c) the same body to the same receiver from a compiled client with many connections.
       const compiled = await measureCompiledCeiling({
@@ -102,12 +98,7 @@ export const e2eScenario: Scenario = {
       };
       await warmRawCeiling(rawOptions);
       floor = await startE2eFloor({ kafka, producer, prefix: app.prefix, url: url!, concurrency });
-      await warmUpToSteadyState(ctx, floor, {
-        writeKey: source.writeKey,
-        receiverIds,
-        events,
-        timeoutMs: DELIVERY_TIMEOUT_MS,
-      });
+      await warmUpToSteadyState(ctx, floor, runOptions);
       const rounds: Round[] = [];
       const incomplete: string[] = [];
       let notes: string[] = [];
@@ -116,26 +107,14 @@ export const e2eScenario: Scenario = {
         // --profile and the stage timeline: the last round (the floor's profile too).
         const last = round === ROUNDS;
         const floorProfiler = ctx.profile && last ? await startProfiler(ctx.resultsDir) : undefined;
-        const floorRun = await deliverAndWait(ctx, floor, {
-          writeKey: source.writeKey,
-          receiverIds,
-          events,
-          label: `floor-${round}`,
-          timeoutMs: DELIVERY_TIMEOUT_MS,
-        });
+        const floorRun = await deliverAndWait(ctx, floor, { ...runOptions, label: `floor-${round}` });
         const floorProfile = floorProfiler
           ? formatSummary('the floor (the last round)', await floorProfiler.stop('e2e-floor'))
           : [];
         const profiler = ctx.profile && last ? await startProfiler(ctx.resultsDir) : undefined;
         const sampler = last ? await sampleStages(app.app.parts.metrics) : undefined;
         const machineBefore = machineCpu();
-        const run = await deliverAndWait(ctx, app, {
-          writeKey: source.writeKey,
-          receiverIds,
-          events,
-          label: `e2e-${round}`,
-          timeoutMs: DELIVERY_TIMEOUT_MS,
-        });
+        const run = await deliverAndWait(ctx, app, { ...runOptions, label: `e2e-${round}` });
         if (sampler) notes = formatStages(await sampler.stop());
         if (profiler)
           notes.push(
