@@ -43,13 +43,16 @@ export async function startBenchApp(
     ...app,
     source: (name) => createSource(app, name),
     destination: (sourceId, url, name) =>
-      createDestination(app, { sourceId, name, webhooks: [{ url }], sharedSecret: 'bench-shared-secret' }),
+      createDestination(app, { sourceId, name, webhooks: [{ url }], sharedSecret: BENCH_SHARED_SECRET }),
     stop: async () => {
       await app.stop();
       await deleteTopics(ctx, prefix);
     },
   };
 }
+
+/** The bench destinations' shared secret: every delivery is signed, as with most real ones. */
+export const BENCH_SHARED_SECRET = 'bench-shared-secret';
 
 /** A run id that marks one run's events (messageIds `<runId>-<n>`). */
 export function runId(label: string): string {

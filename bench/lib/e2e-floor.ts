@@ -1,54 +1,85 @@
 import { createServer, Agent, type IncomingMessage, type Server } from 'node:http';
-import type { Consumer, Kafka, Producer } from 'kafkajs';
+import type { Consumer, Kafka, KafkaMessage, Producer } from 'kafkajs';
+import { createWebhookClient, type WebhookClient } from '../../src/delivery/http/client';
+import { SIGNATURE_HEADER, signatureFor } from '../../src/delivery/http/signing';
 import { MAX_REQUEST_BYTES } from '../../src/events/normalize';
 import { readBody } from '../../src/http/respond';
+import type { EventCodec } from '../../src/records/event';
+import { serialisePayload } from '../../src/routing/payload';
+import { createAddressPolicy } from '../../src/security/address-policy';
 import { BENCH_PARTITIONS } from './app';
+import type { DeliveryRun } from './pipeline';
+import type { RawCeiling } from './raw-ceiling';
+import type { Figure } from './scenario';
+import { median, perSecond, usPerItem } from './stats';
 import { post } from './http-load';
+import { trackingRecords } from './ingest-floor';
 import { listenOnLoopback } from './loopback-server';
 import { createReadyTopic } from './topics';
 
 /**
- * The end-to-end floor: the least a Kafka-backed webhook relay does per event, run in the bench
- * process (where Hookline runs) with the raw baselines' clients, so that `e2e` can say how much of
- * the raw ceiling any such relay reaches on this machine, before Hookline's own work.
+ * The end-to-end floors: relays far simpler than Hookline, run in the bench process (where
+ * Hookline runs) and fed and counted as Hookline is, so that `e2e` can say how much of the raw
+ * ceiling such a relay reaches on this machine. Both take batch requests with node:http, write
+ * the events to one topic with one raw sendBatch per request (200 once Kafka acknowledged them),
+ * and read it back with one consumer group (8 partitions at once, as the raw consume) that POSTs
+ * each record, at most `concurrency` at once, and commits a batch once all its POSTs answered.
  *
- * - In: node:http reads each batch request whole, JSON.parse, and writes each event's JSON text
- *   (JSON.stringify of the parsed event, keyed by its userId) with one sendBatch of the raw
- *   producer; 200 once Kafka acknowledged them.
- * - Out: one consumer group reads the topic (8 partitions at once, as the raw consume) and POSTs
- *   each record's value, as it is, to the receiver (node:http keep-alive, at most `concurrency`
- *   requests in flight, as the raw POST baseline); kafkajs commits a batch once all its POSTs
- *   answered.
+ * - `least`: the least a Kafka-backed relay does, with the raw baselines' clients. JSON.parse,
+ *   each event's JSON text (keyed by its userId) as the record, and that text POSTed as it is
+ *   with node:http keep-alive. No validation, Avro, schema registry or signature.
+ * - `mandated`: the work the spec asks of every event, with Hookline's own stages and clients and
+ *   nothing else. In: the tracking API's parse, validation and normalisation, Avro encoding
+ *   (`trackingRecords`). Out: Avro decoding with the free-form objects checked
+ *   (`decodeWithTexts`), the webhook payload (`serialisePayload`), its `X-Signature`
+ *   (HMAC-SHA1), and the POST through Hookline's webhook client (undici, SSRF guard). No
+ *   write-key lookup, admission queue, metrics, de-duplication, routing, attempt records,
+ *   retries, ordering or isolation.
  *
- * No validation, Avro, schema registry, signature, attempt record, retry, ordering or isolation.
+ * Neither retries: a POST that fails is counted in `failedPosts` (the receivers answer 200).
  */
+export type E2eFloorKind = 'least' | 'mandated';
+
 export interface E2eFloor {
+  kind: E2eFloorKind;
   /** Takes `/v1/batch` requests (any path) as the tracking API does. */
   baseUrl: string;
-  /** POSTs that did not get a 2xx (the receivers answer 200). */
+  /** POSTs that did not get a 2xx. */
   readonly failedPosts: number;
   stop(): Promise<void>;
 }
 
 export interface E2eFloorOptions {
+  kind: E2eFloorKind;
   kafka: Kafka;
   producer: Producer;
-  /** Names its topic `<prefix>.floor-events` and its group `<prefix>.floor-relay`. */
+  /** Names its topic `<prefix>.floor-<kind>` and its group `<prefix>.floor-<kind>-relay`. */
   prefix: string;
   /** The receiver. */
   url: string;
   /** Requests in flight at most (the worker's per-destination concurrency). */
   concurrency: number;
+  /** `mandated`: the event codec and source id the records are made with, and the shared secret. */
+  codec: EventCodec;
+  sourceId: string;
+  secret: string;
+}
+
+/** Turns a request body into records, and POSTs one record. */
+interface Relay {
+  records(body: Buffer): { key: string | null; value: string | Buffer }[];
+  deliver(message: KafkaMessage): Promise<boolean>;
+  close(): void;
 }
 
 export async function startE2eFloor(options: E2eFloorOptions): Promise<E2eFloor> {
-  const { kafka, producer, prefix, url } = options;
-  const topic = `${prefix}.floor-events`;
+  const { kafka, producer, prefix, kind } = options;
+  const topic = `${prefix}.floor-${kind}`;
   await createReadyTopic(kafka, topic, BENCH_PARTITIONS);
+  const relay = kind === 'least' ? leastRelay(options) : mandatedRelay(options);
   let failedPosts = 0;
-  const agent = new Agent({ keepAlive: true, maxSockets: options.concurrency });
   const consumer: Consumer = kafka.consumer({
-    groupId: `${prefix}.floor-relay`,
+    groupId: `${topic}-relay`,
     maxWaitTimeInMs: 100,
     allowAutoTopicCreation: false,
   });
@@ -57,21 +88,24 @@ export async function startE2eFloor(options: E2eFloorOptions): Promise<E2eFloor>
   await consumer.run({
     partitionsConsumedConcurrently: 8,
     eachBatch: async ({ batch }) => {
-      const outcomes = await Promise.all(
-        batch.messages.map((m) => post(agent, url, m.value ? m.value.toString('utf8') : '{}')),
-      );
-      for (const o of outcomes) if (o.status < 200 || o.status >= 300) failedPosts++;
+      const outcomes = await Promise.all(batch.messages.map((m) => relay.deliver(m)));
+      for (const ok of outcomes) if (!ok) failedPosts++;
     },
   });
 
+  const relayIn = async (req: IncomingMessage) => {
+    const messages = relay.records(await readBody(req, MAX_REQUEST_BYTES));
+    await producer.sendBatch({ topicMessages: [{ topic, messages }], acks: -1 });
+  };
   const server: Server = createServer({ keepAlive: true }, (req, res) => {
-    relayIn(req, producer, topic).then(
+    relayIn(req).then(
       () => res.writeHead(200, { 'content-type': 'application/json' }).end('{"success":true}'),
       (err: Error) => res.writeHead(500, { 'content-type': 'text/plain' }).end(err.message),
     );
   });
   const listening = await listenOnLoopback(server);
   return {
+    kind,
     baseUrl: listening.url,
     get failedPosts() {
       return failedPosts;
@@ -79,17 +113,93 @@ export async function startE2eFloor(options: E2eFloorOptions): Promise<E2eFloor>
     stop: async () => {
       await listening.close();
       await consumer.disconnect();
-      agent.destroy();
+      relay.close();
     },
   };
 }
 
-async function relayIn(req: IncomingMessage, producer: Producer, topic: string): Promise<void> {
-  const text = (await readBody(req, MAX_REQUEST_BYTES)).toString('utf8');
-  const body = JSON.parse(text) as { batch?: Record<string, unknown>[] };
-  const messages = (body.batch ?? []).map((event) => ({
-    key: typeof event.userId === 'string' ? event.userId : null,
-    value: JSON.stringify(event),
-  }));
-  await producer.sendBatch({ topicMessages: [{ topic, messages }], acks: -1 });
+function leastRelay(options: E2eFloorOptions): Relay {
+  const agent = new Agent({ keepAlive: true, maxSockets: options.concurrency });
+  return {
+    records: (body) =>
+      ((JSON.parse(body.toString('utf8')) as { batch?: Record<string, unknown>[] }).batch ?? []).map(
+        (event) => ({
+          key: typeof event.userId === 'string' ? event.userId : null,
+          value: JSON.stringify(event),
+        }),
+      ),
+    deliver: async (m) => {
+      const { status } = await post(agent, options.url, m.value ? m.value.toString('utf8') : '{}');
+      return status >= 200 && status < 300;
+    },
+    close: () => agent.destroy(),
+  };
 }
+
+function mandatedRelay(options: E2eFloorOptions): Relay {
+  const { codec, secret, url } = options;
+  const client: WebhookClient = createWebhookClient({
+    maxSocketsPerOrigin: options.concurrency,
+    addressPolicy: createAddressPolicy({ allowedNetworks: ['127.0.0.0/8'] }),
+  });
+  return {
+    records: (body) => trackingRecords(body, options),
+    deliver: async (m) => {
+      const { event, texts } = await codec.decodeWithTexts(m.value!);
+      const body = serialisePayload(event, texts);
+      const attempt = await client.post({
+        url,
+        headers: {
+          'content-type': 'application/json',
+          'user-agent': client.userAgent,
+          [SIGNATURE_HEADER]: signatureFor(secret, body),
+        },
+        body,
+      });
+      return attempt.kind === 'response' && attempt.status >= 200 && attempt.status < 300;
+    },
+    close: () => client.close(),
+  };
+}
+
+/**
+ * A floor's figures: its rate ÷ the raw ceiling (median of the rounds, with its CPU per event in
+ * the median round), ÷ the compiled client's ceiling, and Hookline's rate ÷ its, round by round.
+ */
+export function floorFigures(
+  name: string,
+  rounds: { floor: DeliveryRun; raw: RawCeiling; delivered: number }[],
+  options: { compiledCeiling: number | undefined; failedPosts: number },
+): Figure[] {
+  const ratios = rounds.map((r) => floorRate(r.floor) / r.raw.ceiling);
+  const toFloor = rounds.map((r) => r.delivered / floorRate(r.floor));
+  const mid = rounds[ratios.map((_, i) => i).sort((a, b) => ratios[a]! - ratios[b]!)[rounds.length >> 1]!]!;
+  const list = (values: number[]) => values.map((v) => v.toFixed(2)).join(', ');
+  return [
+    {
+      label: `${name} ÷ raw ceiling`,
+      value: median(ratios),
+      unit: '×',
+      detail: `lib/e2e-floor.ts, median of ${rounds.length} rounds: ${list(ratios)}; ${usPerItem(mid.floor.appCpuMs, mid.floor.delivered).toFixed(1)} µs CPU/event${options.failedPosts > 0 ? `; ${options.failedPosts} POSTs failed` : ''}`,
+    },
+    ...(options.compiledCeiling !== undefined
+      ? [
+          {
+            label: `${name} ÷ compiled-client HTTP ceiling`,
+            value: median(rounds.map((r) => floorRate(r.floor))) / options.compiledCeiling,
+            unit: '×',
+            detail: `the median round of the ${name}`,
+          },
+        ]
+      : []),
+    {
+      label: `Hookline delivered ÷ ${name}`,
+      value: median(toFloor),
+      unit: '×',
+      detail: `median of ${rounds.length} rounds: ${list(toFloor)}`,
+    },
+  ];
+}
+
+/** Delivered/s of a floor's run: first tracking call → last arrival. */
+export const floorRate = (run: DeliveryRun) => perSecond(run.delivered, run.elapsedMs);

@@ -47,7 +47,7 @@ export async function startIngestFloor(options: IngestFloorOptions): Promise<Ing
   };
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const body = await readBody(req, MAX_REQUEST_BYTES);
-    const messages = options.kind === 'http' ? readyRecords() : encodeBatch(body, options);
+    const messages = options.kind === 'http' ? readyRecords() : trackingRecords(body, options);
     await options.producer.sendBatch({ topicMessages: [{ topic: options.topic, messages }], acks: -1 });
     res.writeHead(200, { 'content-type': 'application/json' }).end('{"success":true}');
   };
@@ -60,7 +60,10 @@ export async function startIngestFloor(options: IngestFloorOptions): Promise<Ing
 }
 
 /** The tracking API's stages for one `/v1/batch` body: every event must be valid (it is). */
-function encodeBatch(body: Buffer, options: IngestFloorOptions): EncodedRecord[] {
+export function trackingRecords(
+  body: Buffer,
+  options: { codec: EventCodec; sourceId: string },
+): EncodedRecord[] {
   const { value, plain, scan } = parseJsonText(body.toString('utf8'), { events: true });
   if (!isJsonObject(value) || !Array.isArray(value.batch)) throw new Error('not a batch');
   const normalize: NormalizeOptions = {

@@ -34,6 +34,11 @@ export function distribution(values: readonly number[]): Distribution {
 }
 
 /** Items per second. */
+/** CPU ms spent on `count` items → µs per item. */
+export function usPerItem(cpuMs: number, count: number): number {
+  return (cpuMs * 1_000) / Math.max(1, count);
+}
+
 export function perSecond(count: number, elapsedMs: number): number {
   return elapsedMs > 0 ? (count * 1_000) / elapsedMs : Number.NaN;
 }

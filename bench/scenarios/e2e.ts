@@ -1,4 +1,4 @@
-import { BENCH_PARTITIONS, startBenchApp } from '../lib/app';
+import { BENCH_PARTITIONS, BENCH_SHARED_SECRET, startBenchApp } from '../lib/app';
 import { formatStages, sampleStages } from '../lib/app-metrics';
 import {
   BATCH_SIZE,
@@ -7,14 +7,14 @@ import {
   JOIN_WARM_UP_EVENTS,
   warmUpToSteadyState,
 } from '../lib/pipeline';
-import { startE2eFloor, type E2eFloor } from '../lib/e2e-floor';
+import { floorFigures, floorRate, startE2eFloor, type E2eFloor, type E2eFloorKind } from '../lib/e2e-floor';
 import { formatMachineUse, machineCpu, machineUseSince, type MachineUse } from '../lib/machine-cpu';
 import { formatSummary, startProfiler } from '../lib/profile';
 import { CEILING_CONNECTIONS, measureCompiledCeiling } from '../lib/compiled-ceiling';
 import { rawCeilingRound, warmRawCeiling, webhookBody, type RawCeiling } from '../lib/raw-ceiling';
 import { benchKafka, rawProducer } from '../lib/raw-kafka';
 import { check, scaled, type Scenario } from '../lib/scenario';
-import { median, perSecond } from '../lib/stats';
+import { median, perSecond, usPerItem } from '../lib/stats';
 import type { DeliveryRun } from '../lib/pipeline';
 
 const EVENTS = 10_000;
@@ -26,6 +26,11 @@ const CPU_TARGET_RATIO = 2;
 const DELIVERY_TIMEOUT_MS = 120_000;
 /** Rounds of each side, interleaved (raw, Hookline, ...): one run swings ±10% on this machine. */
 const ROUNDS = 3;
+/** The floors run in each round, and how the figures name them. */
+const FLOORS: [E2eFloorKind, string][] = [
+  ['least', 'floor'],
+  ['mandated', 'mandated relay'],
+];
 
 interface Round {
   raw: RawCeiling;
@@ -35,15 +40,9 @@ interface Round {
   hooklineCpu: number;
   /** The whole machine over Hookline's run (every process), per delivered event. */
   machine: MachineUse | undefined;
-  /** The same run through the end-to-end floor (lib/e2e-floor.ts). */
-  floor: DeliveryRun;
+  /** The same run through each end-to-end floor (lib/e2e-floor.ts). */
+  floors: Record<E2eFloorKind, DeliveryRun>;
 }
-
-/** Delivered/s of a run (the floor's: first tracking call → last arrival). */
-const floorRate = (run: DeliveryRun) => perSecond(run.delivered, run.elapsedMs);
-
-/** CPU ms spent on `count` items → µs per item. */
-const perEvent = (cpuMs: number, count: number) => (cpuMs * 1_000) / Math.max(1, count);
 
 /**
  * Issue 5, throughput: tracking API → Kafka → router → worker → a keep-alive receiver, all of
@@ -60,7 +59,7 @@ export const e2eScenario: Scenario = {
     const app = await startBenchApp(ctx, 'e2e');
     const kafka = benchKafka(ctx, 'hookline-bench-raw');
     const producer = await rawProducer(kafka);
-    let floor: E2eFloor | undefined;
+    const floors: E2eFloor[] = [];
     try {
       const { config, events: codec } = app.app.parts;
       const {
@@ -97,8 +96,16 @@ export const e2eScenario: Scenario = {
         concurrency,
       };
       await warmRawCeiling(rawOptions);
-      floor = await startE2eFloor({ kafka, producer, prefix: app.prefix, url: url!, concurrency });
-      await warmUpToSteadyState(ctx, floor, runOptions);
+      for (const [kind] of FLOORS) {
+        const floor = await startE2eFloor({
+          ...rawOptions,
+          kind,
+          url: url!,
+          secret: BENCH_SHARED_SECRET,
+        });
+        floors.push(floor);
+        await warmUpToSteadyState(ctx, floor, runOptions);
+      }
       const rounds: Round[] = [];
       const incomplete: string[] = [];
       let notes: string[] = [];
@@ -106,11 +113,22 @@ export const e2eScenario: Scenario = {
         const raw = await rawCeilingRound(rawOptions, round);
         // --profile and the stage timeline: the last round (the floor's profile too).
         const last = round === ROUNDS;
-        const floorProfiler = ctx.profile && last ? await startProfiler(ctx.resultsDir) : undefined;
-        const floorRun = await deliverAndWait(ctx, floor, { ...runOptions, label: `floor-${round}` });
-        const floorProfile = floorProfiler
-          ? formatSummary('the floor (the last round)', await floorProfiler.stop('e2e-floor'))
-          : [];
+        const floorRuns = {} as Record<E2eFloorKind, DeliveryRun>;
+        const floorProfile: string[] = [];
+        for (const floor of floors) {
+          const profiler = ctx.profile && last ? await startProfiler(ctx.resultsDir) : undefined;
+          floorRuns[floor.kind] = await deliverAndWait(ctx, floor, {
+            ...runOptions,
+            label: `floor-${floor.kind}-${round}`,
+          });
+          if (profiler)
+            floorProfile.push(
+              ...formatSummary(
+                `the ${floor.kind} floor (the last round)`,
+                await profiler.stop(`e2e-floor-${floor.kind}`),
+              ),
+            );
+        }
         const profiler = ctx.profile && last ? await startProfiler(ctx.resultsDir) : undefined;
         const sampler = last ? await sampleStages(app.app.parts.metrics) : undefined;
         const machineBefore = machineCpu();
@@ -127,20 +145,18 @@ export const e2eScenario: Scenario = {
           );
         const { produced, consumed, posted } = raw;
         const rawCpu =
-          perEvent(produced.cpuMs, events) +
-          perEvent(consumed.cpuMs, events) +
-          perEvent(posted.cpuMs, posted.sent);
+          usPerItem(produced.cpuMs, events) +
+          usPerItem(consumed.cpuMs, events) +
+          usPerItem(posted.cpuMs, posted.sent);
         const delivered = perSecond(run.delivered, run.elapsedMs);
-        const hooklineCpu = perEvent(run.appCpuMs, run.delivered);
+        const hooklineCpu = usPerItem(run.appCpuMs, run.delivered);
         const machine = machineUseSince(machineBefore, run.delivered);
-        rounds.push({ raw, run, rawCpu, delivered, hooklineCpu, machine, floor: floorRun });
+        rounds.push({ raw, run, rawCpu, delivered, hooklineCpu, machine, floors: floorRuns });
         ctx.log(
-          `e2e round ${round}: raw Kafka produce+consume ${Math.round(raw.kafkaCeiling)}/s, raw POST ${Math.round(raw.httpCeiling)}/s, ${rawCpu.toFixed(1)} µs/event; floor ${Math.round(floorRate(floorRun))}/s; Hookline delivered ${Math.round(delivered)}/s, ${hooklineCpu.toFixed(1)} µs/event`,
+          `e2e round ${round}: raw Kafka produce+consume ${Math.round(raw.kafkaCeiling)}/s, raw POST ${Math.round(raw.httpCeiling)}/s, ${rawCpu.toFixed(1)} µs/event; floors ${FLOORS.map(([k]) => `${k} ${Math.round(floorRate(floorRuns[k]))}/s`).join(', ')}; Hookline delivered ${Math.round(delivered)}/s, ${hooklineCpu.toFixed(1)} µs/event`,
         );
       }
       const ratios = rounds.map((r) => r.delivered / r.raw.ceiling);
-      const floorRatios = rounds.map((r) => floorRate(r.floor) / r.raw.ceiling);
-      const toFloor = rounds.map((r) => r.delivered / floorRate(r.floor));
       const cpuRatios = rounds.map((r) => r.hooklineCpu / r.rawCpu);
       // The figures below are the round whose delivered ÷ ceiling is the median.
       const mid = rounds[ratios.map((_, i) => i).sort((a, b) => ratios[a]! - ratios[b]!)[ROUNDS >> 1]!]!;
@@ -197,28 +213,16 @@ export const e2eScenario: Scenario = {
                 },
               ]
             : []),
-          {
-            label: 'floor ÷ raw ceiling',
-            value: median(floorRatios),
-            unit: '×',
-            detail: `the least relay (lib/e2e-floor.ts), median of ${ROUNDS} rounds: ${list(floorRatios, 2)}; ${perEvent(mid.floor.appCpuMs, mid.floor.delivered).toFixed(1)} µs CPU/event${floor && floor.failedPosts > 0 ? `; ${floor.failedPosts} POSTs failed` : ''}`,
-          },
-          ...(compiled.ok
-            ? [
-                {
-                  label: 'floor ÷ compiled-client HTTP ceiling',
-                  value: median(rounds.map((r) => floorRate(r.floor))) / compiled.ceiling.requestsPerSecond,
-                  unit: '×',
-                  detail: 'the median round of the floor',
-                },
-              ]
-            : []),
-          {
-            label: 'Hookline delivered ÷ floor',
-            value: median(toFloor),
-            unit: '×',
-            detail: `median of ${ROUNDS} rounds: ${list(toFloor, 2)}`,
-          },
+          ...FLOORS.flatMap(([kind, name]) =>
+            floorFigures(
+              name,
+              rounds.map((r) => ({ floor: r.floors[kind], raw: r.raw, delivered: r.delivered })),
+              {
+                compiledCeiling: compiled.ok ? compiled.ceiling.requestsPerSecond : undefined,
+                failedPosts: floors.find((f) => f.kind === kind)?.failedPosts ?? 0,
+              },
+            ),
+          ),
           {
             label: 'Hookline delivered',
             value: delivered,
@@ -252,7 +256,7 @@ export const e2eScenario: Scenario = {
             label: 'raw CPU: produce + consume + POST',
             value: rawCpu,
             unit: 'µs/event',
-            detail: `${perEvent(produced.cpuMs, events).toFixed(0)} + ${perEvent(consumed.cpuMs, events).toFixed(0)} + ${perEvent(posted.cpuMs, posted.sent).toFixed(0)}`,
+            detail: `${usPerItem(produced.cpuMs, events).toFixed(0)} + ${usPerItem(consumed.cpuMs, events).toFixed(0)} + ${usPerItem(posted.cpuMs, posted.sent).toFixed(0)}`,
           },
         ],
         checks: [
@@ -279,7 +283,7 @@ export const e2eScenario: Scenario = {
         notes,
       };
     } finally {
-      await floor?.stop();
+      for (const floor of floors) await floor.stop();
       await producer.disconnect();
       await app.stop();
     }
