@@ -48,9 +48,9 @@ function destination(urls: string[], sharedSecret?: string): Pick<Destination, '
   };
 }
 
-function capturedLogger() {
+function capturedLogger(level = 'debug') {
   const lines: Record<string, unknown>[] = [];
-  const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
+  const logger = pino({ level }, { write: (line: string) => void lines.push(JSON.parse(line)) });
   return { logger, lines };
 }
 
@@ -195,7 +195,7 @@ describe('deliverToDestination', () => {
     expect(lines.map((l) => [l.msg, l.level])).toEqual([
       ['delivery.attempted', 40],
       ['delivery.attempted', 40],
-      ['delivery.attempted', 30],
+      ['delivery.attempted', 20],
     ]);
     expect(lines[0]).toMatchObject({
       messageId: 'm-1',
@@ -260,6 +260,13 @@ describe('deliverToDestination', () => {
       retriable: false,
       attempts: [{ atMs: 1_000, urlIndex: 0, result: 'blocked_address', durationMs: 1 }],
     });
+  });
+
+  it('logs nothing for a success at the default level (info), and warns of a failure', async () => {
+    const { client } = fakeClient([ok(503), ok(200)]);
+    const { logger, lines } = capturedLogger('info');
+    await deliverToDestination({ client, destination: destination(urls), payload: '{}', clock, logger });
+    expect(lines.map((l) => [l.msg, l.level, l.status])).toEqual([['delivery.attempted', 40, 503]]);
   });
 
   it('logs a blocked URL with its index only: not even its host', async () => {
