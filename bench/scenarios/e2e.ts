@@ -9,6 +9,7 @@ import {
 } from '../lib/pipeline';
 import { floorFigures, floorRate, startE2eFloor, type E2eFloor, type E2eFloorKind } from '../lib/e2e-floor';
 import { formatMachineUse, machineCpu, machineUseSince, type MachineUse } from '../lib/machine-cpu';
+import { watchPauses } from '../lib/pauses';
 import { formatSummary, startProfiler } from '../lib/profile';
 import { CEILING_CONNECTIONS, measureCompiledCeiling } from '../lib/compiled-ceiling';
 import { rawCeilingRound, warmRawCeiling, webhookBody, type RawCeiling } from '../lib/raw-ceiling';
@@ -40,6 +41,8 @@ interface Round {
   hooklineCpu: number;
   /** The whole machine over Hookline's run (every process), per delivered event. */
   machine: MachineUse | undefined;
+  /** Garbage-collection pauses of this process over Hookline's run, µs per delivered event. */
+  gcUs: number;
   /** The same run through each end-to-end floor (lib/e2e-floor.ts). */
   floors: Record<E2eFloorKind, DeliveryRun>;
 }
@@ -132,7 +135,9 @@ export const e2eScenario: Scenario = {
         const profiler = ctx.profile && last ? await startProfiler(ctx.resultsDir) : undefined;
         const sampler = last ? await sampleStages(app.app.parts.metrics) : undefined;
         const machineBefore = machineCpu();
+        const pauses = watchPauses();
         const run = await deliverAndWait(ctx, app, { ...runOptions, label: `e2e-${round}` });
+        const gcUs = usPerItem(pauses.stop().gcTotalMs, run.delivered);
         if (sampler) notes = formatStages(await sampler.stop());
         if (profiler)
           notes.push(
@@ -151,7 +156,7 @@ export const e2eScenario: Scenario = {
         const delivered = perSecond(run.delivered, run.elapsedMs);
         const hooklineCpu = usPerItem(run.appCpuMs, run.delivered);
         const machine = machineUseSince(machineBefore, run.delivered);
-        rounds.push({ raw, run, rawCpu, delivered, hooklineCpu, machine, floors: floorRuns });
+        rounds.push({ raw, run, rawCpu, delivered, hooklineCpu, machine, gcUs, floors: floorRuns });
         ctx.log(
           `e2e round ${round}: raw Kafka produce+consume ${Math.round(raw.kafkaCeiling)}/s, raw POST ${Math.round(raw.httpCeiling)}/s, ${rawCpu.toFixed(1)} µs/event; floors ${FLOORS.map(([k]) => `${k} ${Math.round(floorRate(floorRuns[k]))}/s`).join(', ')}; Hookline delivered ${Math.round(delivered)}/s, ${hooklineCpu.toFixed(1)} µs/event`,
         );
@@ -245,6 +250,12 @@ export const e2eScenario: Scenario = {
             value: hooklineCpu,
             unit: 'µs/event',
             detail: 'this process, first call → last delivery',
+          },
+          {
+            label: 'Hookline GC pauses',
+            value: mid.gcUs,
+            unit: 'µs/event',
+            detail: `on the event loop (concurrent marking not included); rounds ${rounds.map((r) => r.gcUs.toFixed(1)).join(', ')}`,
           },
           {
             label: 'Hookline event-loop utilisation',
