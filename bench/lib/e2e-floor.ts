@@ -7,11 +7,12 @@ import { readBody } from '../../src/http/respond';
 import type { EventCodec } from '../../src/records/event';
 import { serialisePayload } from '../../src/routing/payload';
 import { createAddressPolicy } from '../../src/security/address-policy';
+import { LOOPBACK_NETWORKS } from '../../test/support/app';
 import { BENCH_PARTITIONS } from './app';
 import type { DeliveryRun } from './pipeline';
 import type { RawCeiling } from './raw-ceiling';
 import type { Figure } from './scenario';
-import { median, perSecond, usPerItem } from './stats';
+import { median, medianIndex, perSecond, usPerItem } from './stats';
 import { post } from './http-load';
 import { trackingRecords } from './ingest-floor';
 import { listenOnLoopback } from './loopback-server';
@@ -140,7 +141,7 @@ function mandatedRelay(options: E2eFloorOptions): Relay {
   const { codec, secret, url } = options;
   const client: WebhookClient = createWebhookClient({
     maxSocketsPerOrigin: options.concurrency,
-    addressPolicy: createAddressPolicy({ allowedNetworks: ['127.0.0.0/8'] }),
+    addressPolicy: createAddressPolicy({ allowedNetworks: LOOPBACK_NETWORKS.split(',') }),
   });
   return {
     records: (body) => trackingRecords(body, options),
@@ -173,7 +174,7 @@ export function floorFigures(
 ): Figure[] {
   const ratios = rounds.map((r) => floorRate(r.floor) / r.raw.ceiling);
   const toFloor = rounds.map((r) => r.delivered / floorRate(r.floor));
-  const mid = rounds[ratios.map((_, i) => i).sort((a, b) => ratios[a]! - ratios[b]!)[rounds.length >> 1]!]!;
+  const mid = rounds[medianIndex(ratios)]!;
   const list = (values: number[]) => values.map((v) => v.toFixed(2)).join(', ');
   return [
     {

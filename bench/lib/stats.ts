@@ -8,6 +8,11 @@ export function percentile(values: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, rank - 1))]!;
 }
 
+/** The index of the median value (the upper middle of an even count): the round a figure shows. */
+export function medianIndex(values: readonly number[]): number {
+  return values.map((_, i) => i).sort((a, b) => values[a]! - values[b]!)[values.length >> 1]!;
+}
+
 export function median(values: readonly number[]): number {
   return percentile(values, 50);
 }
@@ -33,12 +38,12 @@ export function distribution(values: readonly number[]): Distribution {
   };
 }
 
-/** Items per second. */
 /** CPU ms spent on `count` items → µs per item. */
 export function usPerItem(cpuMs: number, count: number): number {
   return (cpuMs * 1_000) / Math.max(1, count);
 }
 
+/** Items per second. */
 export function perSecond(count: number, elapsedMs: number): number {
   return elapsedMs > 0 ? (count * 1_000) / elapsedMs : Number.NaN;
 }

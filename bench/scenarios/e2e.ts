@@ -15,7 +15,7 @@ import { CEILING_CONNECTIONS, measureCompiledCeiling } from '../lib/compiled-cei
 import { rawCeilingRound, warmRawCeiling, webhookBody, type RawCeiling } from '../lib/raw-ceiling';
 import { benchKafka, rawProducer } from '../lib/raw-kafka';
 import { check, scaled, type Scenario } from '../lib/scenario';
-import { median, perSecond, usPerItem } from '../lib/stats';
+import { median, medianIndex, perSecond, usPerItem } from '../lib/stats';
 import type { DeliveryRun } from '../lib/pipeline';
 
 const EVENTS = 10_000;
@@ -164,7 +164,7 @@ export const e2eScenario: Scenario = {
       const ratios = rounds.map((r) => r.delivered / r.raw.ceiling);
       const cpuRatios = rounds.map((r) => r.hooklineCpu / r.rawCpu);
       // The figures below are the round whose delivered ÷ ceiling is the median.
-      const mid = rounds[ratios.map((_, i) => i).sort((a, b) => ratios[a]! - ratios[b]!)[ROUNDS >> 1]!]!;
+      const mid = rounds[medianIndex(ratios)]!;
       const { produced, consumed, posted, kafkaCeiling, httpCeiling, ceiling } = mid.raw;
       const { run, delivered, hooklineCpu, rawCpu, machine } = mid;
       const deliveredRates = rounds.map((r) => r.delivered);

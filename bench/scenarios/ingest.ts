@@ -7,7 +7,7 @@ import { formatSummary, startProfiler } from '../lib/profile';
 import { benchKafka, produceClosedLoop, rawProducer, type Throughput } from '../lib/raw-kafka';
 import { check, scaled, type Figure, type Scenario } from '../lib/scenario';
 import { measureStageCosts } from '../lib/stage-costs';
-import { cpuMsSince, median, perSecond } from '../lib/stats';
+import { cpuMsSince, median, medianIndex, perSecond } from '../lib/stats';
 
 const EVENTS = 30_000;
 const WARM_UP_EVENTS = 3_000;
@@ -123,7 +123,7 @@ export const ingestScenario: Scenario = {
         );
       }
       const ratios = raw.map((r, i) => apiRate(api[i]!) / rawRate(r));
-      const mid = raw.map((_, i) => i).sort((a, b) => ratios[a]! - ratios[b]!)[Math.floor(ROUNDS / 2)]!;
+      const mid = medianIndex(ratios);
       const [rawMid, apiMid] = [raw[mid]!, api[mid]!];
       notes.push(
         `rounds (raw → API events/s, ratio): ${raw.map((r, i) => `${Math.round(rawRate(r))} → ${Math.round(apiRate(api[i]!))} (${ratios[i]!.toFixed(2)})`).join('; ')}; the median round is shown`,

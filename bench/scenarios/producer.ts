@@ -12,7 +12,7 @@ import { trackEvent, type EncodedRecord } from '../lib/events';
 import { produceCallsClosedLoop } from '../lib/producer-floor';
 import { benchKafka, produceClosedLoop, rawProducer, type Throughput } from '../lib/raw-kafka';
 import { check, scaled, type Check, type Figure, type Scenario } from '../lib/scenario';
-import { cpuMsSince, median, perSecond } from '../lib/stats';
+import { cpuMsSince, median, medianIndex, perSecond } from '../lib/stats';
 
 const EVENTS = 50_000;
 const WARM_UP_EVENTS = 5_000;
@@ -223,7 +223,7 @@ export const producerScenario: Scenario = {
         const ratios = libs.map((l, i) => libRate(l) / rawRate(raws[i]!));
         const floorToRaw = floors.map((f, i) => rawRate(f) / rawRate(raws[i]!));
         const libToFloor = libs.map((l, i) => libRate(l) / rawRate(floors[i]!));
-        const mid = libs.map((_, i) => i).sort((a, b) => ratios[a]! - ratios[b]!)[Math.floor(ROUNDS / 2)]!;
+        const mid = medianIndex(ratios);
         const [r, l, full] = [raws[mid]!, libs[mid]!, rawFull[mid]!];
         const batchMean = l.batches.reduce((a, b) => a + b, 0) / Math.max(1, l.batches.length);
         figures.push(
