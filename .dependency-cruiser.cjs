@@ -11,7 +11,8 @@
  */
 const STAGES = '(ingest|routing|delivery|operations|deletions|audiences|producer|cli)';
 const KERNELS = '(core|config|observability|avro|events|records|kafka|http|security)';
-const ROOT = '^src/(main|compose|admin-api|cluster-primary|cluster-worker|cluster-protocol)\\.ts$';
+const ROOT =
+  '^src/(main|compose|admin-api|cluster-primary|cluster-attempts|cluster-worker|cluster-protocol)\\.ts$';
 
 module.exports = {
   forbidden: [

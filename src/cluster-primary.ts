@@ -4,12 +4,17 @@
  * and hands them out round-robin) and, as members of the same consumer groups, the partitions of
  * the router and worker roles. The primary restarts a child that exits (after a backoff), answers
  * the children's questions that span all of them (the aggregated /metrics, whether all are up),
- * and on SIGTERM/SIGINT lets every child drain and waits for them before it exits.
+ * passes their attempt queries to the one child that keeps the attempt index (cluster-attempts.ts;
+ * a child restarted in its place keeps it again), and on SIGTERM/SIGINT lets every child drain and
+ * waits for them before it exits.
  */
 import cluster, { type Worker } from 'node:cluster';
 import { AggregatorRegistry } from 'prom-client';
+import { AttemptQueryRelay } from './cluster-attempts';
 import {
+  ATTEMPT_INDEX_DUTY_ENV,
   WORKER_MESSAGES,
+  type AttemptsAnswer,
   type WorkerReply,
   type WorkerRequest,
   type WorkerStarted,
@@ -41,6 +46,8 @@ const RESTART_DELAY_MS = 1_000;
 const MAX_RESTART_DELAY_MS = 30_000;
 /** A child that ran this long resets the backoff. */
 const STABLE_AFTER_MS = 60_000;
+/** An attempt query the keeping child has not answered in this long gets an error. */
+const ATTEMPT_QUERY_TIMEOUT_MS = 10_000;
 
 export function startWorkerGroup(options: WorkerGroupOptions): WorkerGroup {
   const { count, logger } = options;
@@ -50,15 +57,27 @@ export function startWorkerGroup(options: WorkerGroupOptions): WorkerGroup {
   let announced = false;
   let stopping = false;
   let restartDelayMs = RESTART_DELAY_MS;
+  const relay = new AttemptQueryRelay({ timeoutMs: ATTEMPT_QUERY_TIMEOUT_MS });
+  /** The child that keeps the attempt index (`cluster.worker` id). */
+  let keeperId: number | undefined;
 
-  const fork = () => {
-    const worker = cluster.fork(options.env);
+  const fork = (keepsAttemptIndex: boolean) => {
+    const worker = cluster.fork({
+      ...options.env,
+      [ATTEMPT_INDEX_DUTY_ENV]: keepsAttemptIndex ? 'keep' : 'ask',
+    });
+    if (keepsAttemptIndex) keeperId = worker.id;
     startedAt.set(worker.id, Date.now());
-    logger.info({ worker: worker.id, pid: worker.process.pid }, 'worker process forked');
+    logger.info({ worker: worker.id, pid: worker.process.pid, keepsAttemptIndex }, 'worker process forked');
   };
 
-  cluster.on('message', (worker: Worker, message: WorkerRequest | WorkerStarted) => {
-    if (message?.type === WORKER_MESSAGES.started) {
+  cluster.on('message', (worker: Worker, message: WorkerRequest | WorkerStarted | AttemptsAnswer) => {
+    if (message?.type === WORKER_MESSAGES.attempts) {
+      relay.ask(peer(worker), message);
+    } else if (message?.type === WORKER_MESSAGES.attemptsAnswer) {
+      relay.answered(message);
+    } else if (message?.type === WORKER_MESSAGES.started) {
+      if (worker.id === keeperId) relay.keeperStarted(peer(worker));
       started.add(worker.id);
       if (!announced && started.size >= count) {
         announced = true;
@@ -77,6 +96,11 @@ export function startWorkerGroup(options: WorkerGroupOptions): WorkerGroup {
 
   cluster.on('exit', (worker, code, signal) => {
     started.delete(worker.id);
+    const keptAttemptIndex = worker.id === keeperId;
+    if (keptAttemptIndex) {
+      keeperId = undefined;
+      relay.keeperGone();
+    }
     const ranMs = Date.now() - (startedAt.get(worker.id) ?? Date.now());
     startedAt.delete(worker.id);
     if (stopping) return;
@@ -95,12 +119,12 @@ export function startWorkerGroup(options: WorkerGroupOptions): WorkerGroup {
       'worker process exited; restarting it',
     );
     setTimeout(() => {
-      if (!stopping) fork();
+      if (!stopping) fork(keptAttemptIndex);
     }, restartDelayMs);
     restartDelayMs = Math.min(MAX_RESTART_DELAY_MS, restartDelayMs * 2);
   });
 
-  for (let i = 0; i < count; i++) fork();
+  for (let i = 0; i < count; i++) fork(i === 0);
 
   return {
     stop: async () => {
@@ -123,3 +147,9 @@ export function startWorkerGroup(options: WorkerGroupOptions): WorkerGroup {
 function reply(worker: Worker, message: WorkerReply): void {
   if (worker.isConnected()) worker.send(message);
 }
+
+const peer = (worker: Worker) => ({
+  send: (message: object) => {
+    if (worker.isConnected()) worker.send(message);
+  },
+});

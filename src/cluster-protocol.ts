@@ -3,17 +3,45 @@
  * combines across children on the one /metrics. Counters and histograms add up (prom-client's
  * default `sum`); a gauge every process computes for the whole cluster would be counted N times.
  */
+import type { AttemptQuery, AttemptsFound } from './operations/attempt-log';
+
 export const WORKER_MESSAGES = {
   started: 'hookline:worker-started',
   metrics: 'hookline:metrics',
   ready: 'hookline:workers-ready',
+  /** A child asks for recent attempts; the primary passes it to the child keeping the index. */
+  attempts: 'hookline:attempts',
+  /** That child's answer, which the primary passes back to the asking child. */
+  attemptsAnswer: 'hookline:attempts-answer',
 } as const;
 
-export type WorkerRequest = {
-  type: typeof WORKER_MESSAGES.metrics | typeof WORKER_MESSAGES.ready;
+/**
+ * Set by the primary in each child's environment: `keep` for the one child that keeps the
+ * group's attempt index, `ask` for the others. Not a setting: a child is told, not configured.
+ */
+export const ATTEMPT_INDEX_DUTY_ENV = 'HOOKLINE_CHILD_ATTEMPT_INDEX';
+
+export type WorkerRequest =
+  { type: typeof WORKER_MESSAGES.metrics | typeof WORKER_MESSAGES.ready; id: string } | AttemptsRequest;
+export type AttemptsRequest = {
+  type: typeof WORKER_MESSAGES.attempts;
   id: string;
+  destinationId: string;
+  query: AttemptQuery;
 };
-export type WorkerReply = { id: string; text?: string; ready?: boolean; error?: string };
+export type AttemptsAnswer = {
+  type: typeof WORKER_MESSAGES.attemptsAnswer;
+  id: string;
+  found?: AttemptsFound;
+  error?: string;
+};
+export type WorkerReply = {
+  id: string;
+  text?: string;
+  ready?: boolean;
+  found?: AttemptsFound;
+  error?: string;
+};
 export type WorkerStarted = { type: typeof WORKER_MESSAGES.started; httpPort: number; adminPort?: number };
 
 export const METRIC_AGGREGATORS: Record<string, 'max' | 'min' | 'sum'> = {

@@ -1,16 +1,23 @@
 /**
  * The child side of HOOKLINE_WORKERS > 1 (see cluster-primary.ts): a child runs the whole app as
  * one process would, and asks the primary, over the cluster IPC channel, for what spans every
- * child: the aggregated /metrics and whether every child is up.
+ * child: the aggregated /metrics, whether every child is up, and (in every child but the one that
+ * keeps the attempt index) recent attempts.
  */
 import cluster from 'node:cluster';
 import { randomUUID } from 'node:crypto';
 import { AggregatorRegistry, type Registry } from 'prom-client';
 import { HttpError } from './http/respond';
 import type { HttpServerOptions, ReadinessCheck } from './http/server';
+import { errorMessage } from './core/errors';
+import { AttemptIndexUnavailableError } from './operations/errors';
+import type { AttemptSource } from './operations/attempt-log';
 import {
+  ATTEMPT_INDEX_DUTY_ENV,
   METRIC_AGGREGATORS,
   WORKER_MESSAGES,
+  type AttemptsAnswer,
+  type AttemptsRequest,
   type WorkerReply,
   type WorkerRequest,
 } from './cluster-protocol';
@@ -21,6 +28,11 @@ export interface WorkerGroupView {
   server: Required<Pick<HttpServerOptions, 'metricsText'>>;
   /** Ready when every child the primary runs has started. */
   readiness: ReadinessCheck;
+  /**
+   * The group's one attempt index: this child keeps it (`keeps`, and then `serve`s the others'
+   * questions from it), or asks the child that does (`remote`).
+   */
+  attempts: { keeps: boolean; remote: AttemptSource; serve(source: AttemptSource): void };
 }
 
 /** Whether this process is a child forked by the primary of HOOKLINE_WORKERS. */
@@ -46,7 +58,38 @@ export function joinWorkerGroup(metrics: Registry): WorkerGroupView {
       name: 'workers',
       check: async () => (await askPrimary({ type: WORKER_MESSAGES.ready, id: randomUUID() })).ready === true,
     },
+    attempts: {
+      keeps: process.env[ATTEMPT_INDEX_DUTY_ENV] !== 'ask',
+      remote: {
+        find: async (destinationId, query) => {
+          const reply = await askPrimary({
+            type: WORKER_MESSAGES.attempts,
+            id: randomUUID(),
+            destinationId,
+            query,
+          });
+          if (reply.error !== undefined || reply.found === undefined)
+            throw new AttemptIndexUnavailableError(reply.error ?? 'no answer');
+          return reply.found;
+        },
+      },
+      serve: serveAttempts,
+    },
   };
+}
+
+/** Answers the attempt queries the primary passes on from the other children. */
+function serveAttempts(source: AttemptSource): void {
+  process.on('message', (message: Partial<AttemptsRequest> | undefined) => {
+    if (message?.type !== WORKER_MESSAGES.attempts) return;
+    const { id, destinationId, query } = message as AttemptsRequest;
+    const answer = (fields: Omit<AttemptsAnswer, 'type' | 'id'>) =>
+      process.send?.({ type: WORKER_MESSAGES.attemptsAnswer, id, ...fields } satisfies AttemptsAnswer);
+    source.find(destinationId, query).then(
+      (found) => answer({ found }),
+      (err: unknown) => answer({ error: errorMessage(err) }),
+    );
+  });
 }
 
 /** Sets how each metric of `metrics` combines across children (run once its metrics exist). */

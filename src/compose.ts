@@ -200,7 +200,8 @@ export async function startApp(options: AppOptions): Promise<App> {
         logger: logger.child({ component: 'ingest' }),
       });
     }
-    // Operations (dead letters, redrive, attempts, replay) serve the admin API on every process.
+    // Operations (dead letters, redrive, attempts, replay) serve the admin API on every process;
+    // a group of HOOKLINE_WORKERS children keeps one attempt index, in one of them.
     const operations = await startOperations({
       ...clients,
       events,
@@ -213,11 +214,13 @@ export async function startApp(options: AppOptions): Promise<App> {
         logger: logger.child({ component: 'replay' }),
       }),
       settings: config.operations,
+      ...(group && !group.attempts.keeps && { remoteAttempts: group.attempts.remote }),
       metrics,
       clock,
       logger,
     });
     lifecycle.onStop('operations', () => operations.stop());
+    if (group?.attempts.keeps) group.attempts.serve(operations.attempts);
     const worker = config.roles.includes('worker')
       ? await startDeliveryWorker({
           ...clients,

@@ -8,6 +8,22 @@ export interface AttemptQuery {
   limit: number;
 }
 
+/** What a query of one destination's recent attempts finds. */
+export interface AttemptsFound {
+  /** Whether any attempt of the destination is kept (a deleted destination's still are, for a while). */
+  known: boolean;
+  /** Matching attempts, newest first. */
+  attempts: AttemptEntry[];
+}
+
+/**
+ * Where the admin API reads recent attempts: this process's `AttemptLog`, or, in a child of
+ * HOOKLINE_WORKERS that keeps none, the log of the child that does (cluster-worker.ts).
+ */
+export interface AttemptSource {
+  find(destinationId: string, query: AttemptQuery): Promise<AttemptsFound>;
+}
+
 export interface AttemptLogOptions {
   /** Attempts kept per destination. */
   perDestination: number;
@@ -33,7 +49,7 @@ export interface AttemptLogOptions {
  * Every process reads every attempt of the cluster, and most are never asked for: an attempt is
  * kept as its record's bytes (`addRecord`) and decoded only by a query that reads it.
  */
-export class AttemptLog {
+export class AttemptLog implements AttemptSource {
   private readonly rings: AttemptRings;
 
   constructor(private readonly options: AttemptLogOptions) {
@@ -69,6 +85,11 @@ export class AttemptLog {
       .sort((a, b) => b.entry.atMs - a.entry.atMs || b.arrival - a.arrival)
       .slice(0, query.limit)
       .map(({ entry }) => entry);
+  }
+
+  async find(destinationId: string, query: AttemptQuery): Promise<AttemptsFound> {
+    if (!this.has(destinationId)) return { known: false, attempts: [] };
+    return { known: true, attempts: await this.query(destinationId, query) };
   }
 
   get destinationCount(): number {

@@ -29,6 +29,18 @@ export class DlqIndexLoadingError extends HooklineError {
   }
 }
 
+/**
+ * HOOKLINE_WORKERS > 1: the child that keeps the group's attempt index could not answer (it is
+ * restarting, or failed to read the attempts it keeps).
+ */
+export class AttemptIndexUnavailableError extends HooklineError {
+  readonly retriable = true;
+  readonly code = 'attempt_index_unavailable';
+  constructor(reason: string) {
+    super(`recent attempts are unavailable for now: ${reason}; try again shortly`);
+  }
+}
+
 /** A replay to a disabled destination would only dead-letter every task. */
 export class DestinationDisabledError extends HooklineError {
   readonly retriable = false;
@@ -68,6 +80,7 @@ export function toOperationsHttpError(err: unknown): unknown {
   if (err instanceof TooManyReplaysError) return new HttpError(429, err.code, err.message);
   if (
     err instanceof DlqIndexLoadingError ||
+    err instanceof AttemptIndexUnavailableError ||
     err instanceof OperationsStoppedError ||
     err instanceof RegistryUnavailableError // decoding attempts a query reads
   ) {

@@ -8,6 +8,7 @@ import type { Logger } from '../observability/logger';
 import type { CatalogView } from '../records/catalog-model';
 import type { EventCodec } from '../records/event';
 import { startAttemptIndex, type AttemptIndex } from './attempt-index';
+import type { AttemptSource } from './attempt-log';
 import { startDlqIndex, type DlqIndex } from './dlq-index';
 import { toOperationsHttpError } from './errors';
 import { createOperationsMetrics } from './metrics';
@@ -39,6 +40,11 @@ export interface OperationsOptions {
     /** Dead letters the index keeps decoded in memory. */
     dlqCacheEntries: number;
   };
+  /**
+   * Where another process keeps the attempt index (a child of HOOKLINE_WORKERS other than the one
+   * that keeps it): this process then reads no attempts and asks it. Without it: an index here.
+   */
+  remoteAttempts?: AttemptSource;
   metrics: Registry;
   clock: Clock;
   logger: Logger;
@@ -46,7 +52,10 @@ export interface OperationsOptions {
 
 export interface Operations {
   dlq: DlqIndex;
-  attempts: AttemptIndex;
+  /** This process's attempt index; undefined when it asks another's (`remoteAttempts`). */
+  attemptIndex: AttemptIndex | undefined;
+  /** Where the admin API reads attempts: the index here, or the remote one. */
+  attempts: AttemptSource;
   redriver: Redriver;
   replays: Replays;
   /** The operations part of the admin API. */
@@ -57,7 +66,7 @@ export interface Operations {
 
 /**
  * The operator's tools on the admin API, on every process: the dead-letter index (list, inspect,
- * redrive), the attempt index, and replays of the events topic. Start-up waits for the two
+ * redrive), the attempt index (or a remote one's answers), and replays of the events topic. Start-up waits for the two
  * index consumers to join, not for them to catch up: the dead-letter endpoints answer 503
  * (dlq_index_loading) until the whole dead-letter topic has been read. Stop order: replays, then
  * the indexes; the shared producer outlives them.
@@ -87,18 +96,20 @@ export async function startOperations(options: OperationsOptions): Promise<Opera
       cacheEntries: settings.dlqCacheEntries,
       logger,
     }),
-    startAttemptIndex({
-      kafka,
-      admin,
-      avro,
-      topic: topics.attempts,
-      clientId,
-      windowMs: settings.attemptIndexWindowMs,
-      perDestination: settings.attemptsPerDestination,
-      maxBytes: settings.attemptIndexMaxBytes,
-      clock,
-      logger,
-    }),
+    options.remoteAttempts
+      ? Promise.resolve(undefined)
+      : startAttemptIndex({
+          kafka,
+          admin,
+          avro,
+          topic: topics.attempts,
+          clientId,
+          windowMs: settings.attemptIndexWindowMs,
+          perDestination: settings.attemptsPerDestination,
+          maxBytes: settings.attemptIndexMaxBytes,
+          clock,
+          logger,
+        }),
     board.start(),
   ]);
   if (
@@ -107,17 +118,19 @@ export async function startOperations(options: OperationsOptions): Promise<Opera
     boardResult.status === 'rejected'
   ) {
     if (dlqResult.status === 'fulfilled') await dlqResult.value.stop();
-    if (attemptsResult.status === 'fulfilled') await attemptsResult.value.stop();
+    if (attemptsResult.status === 'fulfilled') await attemptsResult.value?.stop();
     await board.stop();
     const failed = [dlqResult, attemptsResult, boardResult].find((r) => r.status === 'rejected');
     throw (failed as PromiseRejectedResult).reason;
   }
   const dlq = dlqResult.value;
-  const attempts = attemptsResult.value;
+  const attemptIndex = attemptsResult.value;
+  const attempts = attemptIndex?.log ?? options.remoteAttempts!;
 
   const metrics = createOperationsMetrics(options.metrics, {
     dlqCounts: () => dlq.state.counts(),
-    attemptsKept: () => attempts.log.kept,
+    // Only where the index is: summed over a group's children, the gauges count each attempt once.
+    attemptsKept: attemptIndex && (() => attemptIndex.log.kept),
   });
   const redriver = new Redriver({
     state: dlq.state,
@@ -146,14 +159,15 @@ export async function startOperations(options: OperationsOptions): Promise<Opera
   });
   return {
     dlq,
+    attemptIndex,
     attempts,
     redriver,
     replays,
-    routes: operationsRoutes({ dlq, attempts: attempts.log, redriver, replays, catalog }),
+    routes: operationsRoutes({ dlq, attempts, redriver, replays, catalog }),
     mapError: toOperationsHttpError,
     stop: async () => {
       await replays.stop();
-      await Promise.all([dlq.stop(), attempts.stop(), board.stop()]);
+      await Promise.all([dlq.stop(), attemptIndex?.stop(), board.stop()]);
     },
   };
 }

@@ -2,8 +2,11 @@ import { Counter, Gauge, type Registry } from 'prom-client';
 
 export interface OperationsMetricsSources {
   dlqCounts(): { pendingTasks: number; undecodable: number };
-  /** The attempt log's kept attempts: how many, and the bytes its budget counts. */
-  attemptsKept(): { count: number; bytes: number };
+  /**
+   * The attempt log's kept attempts: how many, and the bytes its budget counts. Absent in a
+   * process that asks another's index: it then has no `hookline_attempt_index_*` gauges.
+   */
+  attemptsKept: (() => { count: number; bytes: number }) | undefined;
 }
 
 export function createOperationsMetrics(registry: Registry, sources: OperationsMetricsSources) {
@@ -18,22 +21,8 @@ export function createOperationsMetrics(registry: Registry, sources: OperationsM
       this.set({ kind: 'undecodable' }, counts.undecodable);
     },
   });
-  new Gauge({
-    name: 'hookline_attempt_index_bytes',
-    help: 'Memory the attempt log keeps recent attempts in, as HOOKLINE_ATTEMPT_INDEX_MAX_BYTES bounds it.',
-    registers: [registry],
-    collect() {
-      this.set(sources.attemptsKept().bytes);
-    },
-  });
-  new Gauge({
-    name: 'hookline_attempt_index_attempts',
-    help: 'Recent attempts the attempt log keeps, all destinations.',
-    registers: [registry],
-    collect() {
-      this.set(sources.attemptsKept().count);
-    },
-  });
+  const { attemptsKept } = sources;
+  if (attemptsKept) registerAttemptIndexGauges(registry, attemptsKept);
   return {
     redriven: new Counter<'destination_id'>({
       name: 'hookline_redriven_total',
@@ -48,6 +37,28 @@ export function createOperationsMetrics(registry: Registry, sources: OperationsM
       registers: [registry],
     }),
   };
+}
+
+function registerAttemptIndexGauges(
+  registry: Registry,
+  attemptsKept: () => { count: number; bytes: number },
+): void {
+  new Gauge({
+    name: 'hookline_attempt_index_bytes',
+    help: 'Memory the attempt log keeps recent attempts in, as HOOKLINE_ATTEMPT_INDEX_MAX_BYTES bounds it.',
+    registers: [registry],
+    collect() {
+      this.set(attemptsKept().bytes);
+    },
+  });
+  new Gauge({
+    name: 'hookline_attempt_index_attempts',
+    help: 'Recent attempts the attempt log keeps, all destinations.',
+    registers: [registry],
+    collect() {
+      this.set(attemptsKept().count);
+    },
+  });
 }
 
 export type OperationsMetrics = ReturnType<typeof createOperationsMetrics>;

@@ -5,7 +5,7 @@ import type { CatalogView } from '../records/catalog-model';
 import { parseJsonBody as parseBody, validated as validateValue } from '../http/validation';
 import { sendJson } from '../http/respond';
 import type { Handler, RouteContext } from '../http/router';
-import type { AttemptLog } from './attempt-log';
+import type { AttemptSource } from './attempt-log';
 import type { DlqIndex } from './dlq-index';
 import { DeadLetterNotFoundError, DlqIndexLoadingError } from './errors';
 import type { Redriver } from './redrive';
@@ -19,7 +19,7 @@ const MAX_BODY_BYTES = 256 * 1024;
 
 export interface OperationsRoutesOptions {
   dlq: DlqIndex;
-  attempts: AttemptLog;
+  attempts: AttemptSource;
   redriver: Redriver;
   replays: Replays;
   catalog: CatalogView;
@@ -78,11 +78,11 @@ function operationsHandlers(options: OperationsRoutesOptions): Record<Operations
     listAttempts: async ({ params, url, res }) => {
       const destinationId = params.id!;
       const query = validated(attemptQuerySchema, Object.fromEntries(url.searchParams));
-      if (!catalog.destination(destinationId) && !attempts.has(destinationId)) {
+      const found = await attempts.find(destinationId, query);
+      if (!catalog.destination(destinationId) && !found.known) {
         throw new CatalogNotFoundError('destination', destinationId);
       }
-      const found = await attempts.query(destinationId, query);
-      sendJson(res, 200, { destinationId, attempts: found.map(attemptView) });
+      sendJson(res, 200, { destinationId, attempts: found.attempts.map(attemptView) });
     },
     replayDestination: async (ctx) => {
       const body = await parseJsonBody(ctx.req, replayBodySchema);

@@ -80,14 +80,16 @@ export const OPERATIONS_ROUTES = {
       summary:
         'Recent delivery attempts of a destination, newest first: the last 1,000 per destination ' +
         '(HOOKLINE_ATTEMPT_INDEX_PER_DESTINATION) within HOOKLINE_ATTEMPT_INDEX_WINDOW (24 h), shortly after they happen. ' +
-        'With many busy destinations, fewer: all of them share HOOKLINE_ATTEMPT_INDEX_MAX_BYTES (64 MiB) per process.',
+        'With many busy destinations, fewer: all of them share HOOKLINE_ATTEMPT_INDEX_MAX_BYTES (64 MiB) per process ' +
+        '(per group of HOOKLINE_WORKERS children, which keep one index).',
       query: attemptQueryDocs,
       responses: {
         200: { description: 'The matching attempts.', schema: attemptListSchema },
         404: { description: 'Unknown destination with no recorded attempts (destination_not_found).' },
         503: {
           description:
-            'The schema registry did not answer while the attempts were decoded (registry_unavailable); try again.',
+            'The schema registry did not answer while the attempts were decoded (registry_unavailable), or, with ' +
+            'HOOKLINE_WORKERS > 1, the child keeping the attempt index is restarting (attempt_index_unavailable); try again.',
         },
       },
     },

@@ -1,4 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
+import { get } from 'node:http';
 import { createServer, type AddressInfo } from 'node:net';
 import { ADMIN_TOKEN, LOOPBACK_NETWORKS, TEST_SECRETS_KEY, uniquePrefix } from '../support/app';
 import { eventually } from '../support/eventually';
@@ -25,8 +26,9 @@ function childPids(pid: number): number[] {
 
 /**
  * HOOKLINE_WORKERS=2: one primary and two children sharing the HTTP port and the consumer groups.
- * Events are delivered, /metrics adds up both children, and a child killed with SIGKILL is
- * restarted while nothing it had accepted or taken is lost.
+ * Events are delivered, /metrics adds up both children, either child answers attempt queries from
+ * the one attempt index of the group, and a child killed with SIGKILL is restarted while nothing
+ * it had accepted or taken is lost.
  */
 describe('HOOKLINE_WORKERS=2', () => {
   let receiver: Receiver;
@@ -40,7 +42,7 @@ describe('HOOKLINE_WORKERS=2', () => {
     await receiver?.close();
   });
 
-  it('delivers, aggregates /metrics, restarts a child killed with SIGKILL, loses nothing, drains on SIGTERM', async () => {
+  it('delivers, aggregates /metrics, answers attempts from one index, restarts a child killed with SIGKILL, loses nothing, drains on SIGTERM', async () => {
     receiver = await startReceiver(() => ({ status: 200 }));
     const hookline = spawnHookline({
       KAFKA_BROKERS: process.env.KAFKA_BROKERS!,
@@ -74,7 +76,7 @@ describe('HOOKLINE_WORKERS=2', () => {
       return (await res.json()) as { id: string; writeKey: string };
     };
     const source = await admin('/api/v1/sources', { name: 'workers', enabled: true });
-    await admin('/api/v1/destinations', {
+    const destination = await admin('/api/v1/destinations', {
       sourceId: source.id,
       name: 'receiver',
       enabled: true,
@@ -121,6 +123,32 @@ describe('HOOKLINE_WORKERS=2', () => {
     expect(ready.status).toBe(200);
     expect(await ready.json()).toMatchObject({ checks: { workers: 'ok' } });
 
+    // Attempts: one child keeps the index, the other asks it through the primary. Connections go
+    // to the children in turn, so of four queries on fresh connections each child answers some.
+    const attemptsSeen = async () => {
+      const { status, body } = await getOnNewConnection(
+        `${base}/api/v1/destinations/${destination.id}/attempts?limit=500`,
+      );
+      if (status !== 200) return -status;
+      return new Set(
+        (JSON.parse(body) as { attempts: { messageId: string }[] }).attempts.map((a) => a.messageId),
+      ).size;
+    };
+    await eventually(
+      async () => {
+        const seen = [await attemptsSeen(), await attemptsSeen(), await attemptsSeen(), await attemptsSeen()];
+        return seen.every((n) => n === 200) || undefined;
+      },
+      { what: 'every query, on either child, sees the 200 attempts', timeoutMs: 30_000 },
+    );
+    // Each attempt is kept once in the group (it was kept once per child).
+    await eventually(
+      async () =>
+        /^hookline_attempt_index_attempts 200$/m.test(await (await fetch(`${base}/metrics`)).text()) ||
+        undefined,
+      { what: 'the group keeping each attempt once', timeoutMs: 30_000 },
+    );
+
     // SIGKILL one child mid-traffic: the primary starts another; every event still arrives.
     process.kill(firstChildren[0]!, 'SIGKILL');
     for (let n = 20; n < 40; n++) await sendBatch(n);
@@ -144,6 +172,15 @@ describe('HOOKLINE_WORKERS=2', () => {
       what: 'ready again with both children',
       timeoutMs: 60_000,
     });
+    // Whichever child was killed, the group keeps its attempt index: the restarted keeper reads
+    // the attempts topic again.
+    await eventually(
+      async () => {
+        const seen = [await attemptsSeen(), await attemptsSeen(), await attemptsSeen(), await attemptsSeen()];
+        return seen.every((n) => n === 400) || undefined;
+      },
+      { what: 'every query sees the 400 attempts after the restart', timeoutMs: 60_000 },
+    );
 
     // SIGTERM: the primary lets both children drain and exits 0, leaving none behind.
     const children = childPids(hookline.pid!);
@@ -185,6 +222,20 @@ describe('HOOKLINE_WORKERS=2, a child that cannot start', () => {
     }
   });
 });
+
+/** A GET with the admin token on a connection of its own (the primary hands connections to the children in turn). */
+function getOnNewConnection(url: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = get(url, { agent: false, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString() }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.setTimeout(10_000, () => req.destroy(new Error('no answer in 10 s')));
+  });
+}
 
 function existsProcess(pid: number): boolean {
   try {
