@@ -17,6 +17,7 @@ import { fixRunnerStop } from './runner-stop';
 import { useFastFetchDecoding } from './fetch-decoding';
 import { useFastProduceEncoding } from './produce-encoding';
 import { groupMessagesPreload } from './kafkajs-preload';
+import { kafkajsLogLevel, retriableProtocolMessages } from './log-levels';
 
 let toldTooLate = false;
 
@@ -30,12 +31,7 @@ export interface KafkaClientOptions {
   outage?: Pick<BrokerOutageWatch, 'observe'>;
 }
 
-const LEVELS: Record<number, 'error' | 'warn' | 'info' | 'debug'> = {
-  [logLevel.ERROR]: 'error',
-  [logLevel.WARN]: 'warn',
-  [logLevel.INFO]: 'info',
-  [logLevel.DEBUG]: 'debug',
-};
+let retriableMessages: ReadonlySet<string> | undefined;
 
 /**
  * Hookline's changes to kafkajs 2.2.4, process-wide (on the kafkajs module this process loads): no
@@ -65,6 +61,7 @@ export function createKafka(options: KafkaClientOptions): Kafka {
       'kafkajs was loaded before src/kafka/kafkajs.ts: its quadratic groupMessagesPerPartition stays (same results, more CPU)',
     );
   }
+  const retriable = (retriableMessages ??= retriableProtocolMessages());
   return new Kafka({
     clientId: options.clientId,
     brokers: options.brokers,
@@ -76,9 +73,8 @@ export function createKafka(options: KafkaClientOptions): Kafka {
       ({ level, log: entry }: LogEntry) => {
         const { message, ...rest } = entry;
         options.outage?.observe(message);
-        // kafkajs logs every retried request at error level while a broker restarts; keep them
-        // visible but not alarming.
-        log[LEVELS[level] ?? 'info']({ namespace: rest.logger, ...rest }, message);
+        // kafkajs logs every failed response at error level, also those it retries: those warn.
+        log[kafkajsLogLevel(level, entry, retriable)]({ namespace: rest.logger, ...rest }, message);
       },
     // Waits between kafkajs's tries grow to 1 s at most (its default: 30 s). A consumer that gave
     // up while the broker was away restarts after its last wait: 15–25 s after the broker was back
