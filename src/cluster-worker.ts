@@ -32,7 +32,12 @@ export interface WorkerGroupView {
    * The group's one attempt index: this child keeps it (`keeps`, and then `serve`s the others'
    * questions from it), or asks the child that does (`remote`).
    */
-  attempts: { keeps: boolean; remote: AttemptSource; serve(source: AttemptSource): void };
+  attempts: {
+    keeps: boolean;
+    remote: AttemptSource;
+    /** Answers the others' questions from `source` until the returned function is called. */
+    serve(source: AttemptSource): () => void;
+  };
 }
 
 /** Whether this process is a child forked by the primary of HOOKLINE_WORKERS. */
@@ -78,9 +83,12 @@ export function joinWorkerGroup(metrics: Registry): WorkerGroupView {
   };
 }
 
-/** Answers the attempt queries the primary passes on from the other children. */
-function serveAttempts(source: AttemptSource): void {
-  process.on('message', (message: Partial<AttemptsRequest> | undefined) => {
+/**
+ * Answers the attempt queries the primary passes on from the other children, until stopped: a
+ * start-up tried again (start-up.ts) serves from its own, new index, never from the stopped one.
+ */
+function serveAttempts(source: AttemptSource): () => void {
+  const onMessage = (message: Partial<AttemptsRequest> | undefined) => {
     if (message?.type !== WORKER_MESSAGES.attempts) return;
     const { id, destinationId, query } = message as AttemptsRequest;
     const answer = (fields: Omit<AttemptsAnswer, 'type' | 'id'>) =>
@@ -89,7 +97,9 @@ function serveAttempts(source: AttemptSource): void {
       (found) => answer({ found }),
       (err: unknown) => answer({ error: errorMessage(err) }),
     );
-  });
+  };
+  process.on('message', onMessage);
+  return () => process.off('message', onMessage);
 }
 
 /** Sets how each metric of `metrics` combines across children (run once its metrics exist). */

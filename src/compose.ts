@@ -220,7 +220,10 @@ export async function startApp(options: AppOptions): Promise<App> {
       logger,
     });
     lifecycle.onStop('operations', () => operations.stop());
-    if (group?.attempts.keeps) group.attempts.serve(operations.attempts);
+    if (group?.attempts.keeps) {
+      const stopServing = group.attempts.serve(operations.attempts);
+      lifecycle.onStop('attempt-queries', async () => stopServing());
+    }
     const worker = config.roles.includes('worker')
       ? await startDeliveryWorker({
           ...clients,
