@@ -145,9 +145,10 @@ export function startWorkerGroup(options: WorkerGroupOptions): WorkerGroup {
 }
 
 function reply(worker: Worker, message: WorkerReply): void {
-  if (worker.isConnected()) worker.send(message);
+  peer(worker).send(message);
 }
 
+/** A child as the relay sees it: messages to a child that is gone are dropped. */
 const peer = (worker: Worker) => ({
   send: (message: object) => {
     if (worker.isConnected()) worker.send(message);

@@ -46,8 +46,9 @@ export interface AttemptLogOptions {
  * many. The kept records' memory grows neither with traffic nor with the number of destinations.
  * Older attempts are only on the topic.
  *
- * Every process reads every attempt of the cluster, and most are never asked for: an attempt is
- * kept as its record's bytes (`addRecord`) and decoded only by a query that reads it.
+ * Every process (one child of a group of HOOKLINE_WORKERS children) reads every attempt of the
+ * cluster, and most are never asked for: an attempt is kept as its record's bytes (`addRecord`)
+ * and decoded only by a query that reads it.
  */
 export class AttemptLog implements AttemptSource {
   private readonly rings: AttemptRings;

@@ -66,10 +66,10 @@ export interface Operations {
 
 /**
  * The operator's tools on the admin API, on every process: the dead-letter index (list, inspect,
- * redrive), the attempt index (or a remote one's answers), and replays of the events topic. Start-up waits for the two
- * index consumers to join, not for them to catch up: the dead-letter endpoints answer 503
- * (dlq_index_loading) until the whole dead-letter topic has been read. Stop order: replays, then
- * the indexes; the shared producer outlives them.
+ * redrive), the attempt index (or a remote one's answers), and replays of the events topic.
+ * Start-up waits for the two index consumers to join, not for them to catch up: the dead-letter
+ * endpoints answer 503 (dlq_index_loading) until the whole dead-letter topic has been read. Stop
+ * order: replays, then the indexes; the shared producer outlives them.
  */
 export async function startOperations(options: OperationsOptions): Promise<Operations> {
   const { kafka, admin, avro, topics, clock, catalog, clientId, settings } = options;

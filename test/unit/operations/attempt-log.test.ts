@@ -48,6 +48,18 @@ describe('AttemptLog', () => {
     expect(log.destinationCount).toBe(2);
   });
 
+  it('finds in one call whether a destination is known and its matching attempts (the route’s question)', async () => {
+    const { log, add } = jsonLog(3);
+    add(attempt(1));
+    add(attempt(2, { outcome: 'retry_scheduled' }));
+    expect(await log.find('dst_none', { limit: 10 })).toEqual({ known: false, attempts: [] });
+    const found = await log.find('dst_a', { limit: 10, outcome: 'retry_scheduled' });
+    expect(found.known).toBe(true);
+    expect(found.attempts.map((a) => a.messageId)).toEqual(['m2']);
+    // Known, though nothing matches: the route answers 200 with no attempts, not 404.
+    expect(await log.find('dst_a', { limit: 10, messageId: 'm9' })).toEqual({ known: true, attempts: [] });
+  });
+
   it.each([
     ['a message', { messageId: 'm2' }, ['m2/2', 'm2/1']],
     ['an outcome', { outcome: 'dead_lettered' as const }, ['m3/1']],
