@@ -27,12 +27,17 @@ describe.each([
     const env = { HOOKLINE_AUDIENCE_EVALUATE_INTERVAL: '100ms', ...cacheEnv };
     const first = rig.spawn(env);
 
-    // Users keep arriving, in rounds, while the first processor announces and is killed.
+    // Users keep arriving, in rounds, while the first processor announces and is killed. The
+    // second half of the rounds waits for the kill, so that, however fast the first processor
+    // is on the day, users are left for its replacement to announce.
     const rounds = 12;
     const perRound = 25;
     const user = (round: number, i: number) => `${source.id}-${round}-${i}`;
+    let markKilled!: () => void;
+    const killed = new Promise<void>((resolve) => (markKilled = resolve));
     const sending = (async () => {
       for (let round = 0; round < rounds; round++) {
+        if (round === rounds / 2) await killed;
         const calls = Array.from({ length: perRound }, (_, i) => ({
           type: 'identify' as const,
           userId: user(round, i),
@@ -49,6 +54,7 @@ describe.each([
     await exited(first);
     expect(fs.readdirSync(rig.stateDir)).toEqual([]); // the stores were unlinked when opened
     const beforeKill = announcements(r).length;
+    markKilled();
     rig.spawn(env);
     await sending;
 
