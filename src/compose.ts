@@ -201,7 +201,9 @@ export async function startApp(options: AppOptions): Promise<App> {
       });
     }
     // Operations (dead letters, redrive, attempts, replay) serve the admin API on every process;
-    // a group of HOOKLINE_WORKERS children keeps one attempt index, in one of them.
+    // a group of HOOKLINE_WORKERS children keeps one attempt index, in one of them (or none:
+    // HOOKLINE_ATTEMPT_INDEX=false).
+    const groupAttempts = config.operations.attemptIndex ? group?.attempts : undefined;
     const operations = await startOperations({
       ...clients,
       events,
@@ -214,14 +216,14 @@ export async function startApp(options: AppOptions): Promise<App> {
         logger: logger.child({ component: 'replay' }),
       }),
       settings: config.operations,
-      ...(group && !group.attempts.keeps && { remoteAttempts: group.attempts.remote }),
+      ...(groupAttempts && !groupAttempts.keeps && { remoteAttempts: groupAttempts.remote }),
       metrics,
       clock,
       logger,
     });
     lifecycle.onStop('operations', () => operations.stop());
-    if (group?.attempts.keeps) {
-      const stopServing = group.attempts.serve(operations.attempts);
+    if (groupAttempts?.keeps) {
+      const stopServing = groupAttempts.serve(operations.attempts);
       lifecycle.onStop('attempt-queries', async () => stopServing());
     }
     const worker = config.roles.includes('worker')

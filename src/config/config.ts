@@ -54,6 +54,8 @@ export interface Config {
   /** Standard Webhooks secret rotation: how long the previous secret still signs. */
   signing: { rotationOverlapMs: number };
   operations: {
+    /** Keep the attempt index here (HOOKLINE_ATTEMPT_INDEX). */
+    attemptIndex: boolean;
     attemptIndexWindowMs: number;
     attemptsPerDestination: number;
     attemptIndexMaxBytes: number;
@@ -170,6 +172,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     security: { allowedNetworks: c.HOOKLINE_ALLOWED_NETWORKS },
     signing: { rotationOverlapMs: c.HOOKLINE_SECRET_ROTATION_OVERLAP },
     operations: {
+      attemptIndex: c.HOOKLINE_ATTEMPT_INDEX,
       attemptIndexWindowMs: c.HOOKLINE_ATTEMPT_INDEX_WINDOW,
       attemptsPerDestination: c.HOOKLINE_ATTEMPT_INDEX_PER_DESTINATION,
       attemptIndexMaxBytes: c.HOOKLINE_ATTEMPT_INDEX_MAX_BYTES,

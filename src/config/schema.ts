@@ -278,6 +278,12 @@ export const envSchema = z.object({
   HOOKLINE_AUDIENCE_CACHE_USERS: envInt({ min: 0, max: 100_000_000 }).default(50_000),
 
   // --- Operations ---
+  /**
+   * Keep the attempt index (GET .../attempts) in this process: it reads every record of
+   * `<prefix>.attempts`. `false` on processes whose admin API nobody asks (a split deployment's
+   * router, worker and audiences pods): they answer that route 503 attempt_index_off.
+   */
+  HOOKLINE_ATTEMPT_INDEX: envBool().default(true),
   /** The attempt index (GET .../attempts) starts this far back in `<prefix>.attempts`. */
   HOOKLINE_ATTEMPT_INDEX_WINDOW: envDurationMs().default(86_400_000),
   /** Attempts kept in memory per destination; older ones fall out. */

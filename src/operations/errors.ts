@@ -41,6 +41,17 @@ export class AttemptIndexUnavailableError extends HooklineError {
   }
 }
 
+/** HOOKLINE_ATTEMPT_INDEX=false: this process reads no attempts and has none to answer with. */
+export class AttemptIndexOffError extends HooklineError {
+  readonly retriable = false;
+  readonly code = 'attempt_index_off';
+  constructor() {
+    super(
+      'this process keeps no attempt index (HOOKLINE_ATTEMPT_INDEX=false); ask one that does, such as the admin API behind the service',
+    );
+  }
+}
+
 /** A replay to a disabled destination would only dead-letter every task. */
 export class DestinationDisabledError extends HooklineError {
   readonly retriable = false;
@@ -81,6 +92,7 @@ export function toOperationsHttpError(err: unknown): unknown {
   if (
     err instanceof DlqIndexLoadingError ||
     err instanceof AttemptIndexUnavailableError ||
+    err instanceof AttemptIndexOffError ||
     err instanceof OperationsStoppedError ||
     err instanceof RegistryUnavailableError // decoding attempts a query reads
   ) {

@@ -10,7 +10,7 @@ import type { EventCodec } from '../records/event';
 import { startAttemptIndex, type AttemptIndex } from './attempt-index';
 import type { AttemptSource } from './attempt-log';
 import { startDlqIndex, type DlqIndex } from './dlq-index';
-import { toOperationsHttpError } from './errors';
+import { AttemptIndexOffError, toOperationsHttpError } from './errors';
 import { createOperationsMetrics } from './metrics';
 import { Redriver } from './redrive';
 import { Replays, type ReplayRouter } from './replay';
@@ -31,6 +31,8 @@ export interface OperationsOptions {
   /** Base of the private consumer groups' ids. */
   clientId: string;
   settings: {
+    /** Keep an attempt index (here, or `remoteAttempts`); false: the attempts route answers attempt_index_off. */
+    attemptIndex: boolean;
     attemptIndexWindowMs: number;
     attemptsPerDestination: number;
     /** Bytes all kept attempts may take. */
@@ -52,9 +54,9 @@ export interface OperationsOptions {
 
 export interface Operations {
   dlq: DlqIndex;
-  /** This process's attempt index; undefined when it asks another's (`remoteAttempts`). */
+  /** This process's attempt index; undefined when it asks another's (`remoteAttempts`) or keeps none. */
   attemptIndex: AttemptIndex | undefined;
-  /** Where the admin API reads attempts: the index here, or the remote one. */
+  /** Where the admin API reads attempts: the index here, the remote one, or none (attempt_index_off). */
   attempts: AttemptSource;
   redriver: Redriver;
   replays: Replays;
@@ -96,7 +98,7 @@ export async function startOperations(options: OperationsOptions): Promise<Opera
       cacheEntries: settings.dlqCacheEntries,
       logger,
     }),
-    options.remoteAttempts
+    !settings.attemptIndex || options.remoteAttempts
       ? Promise.resolve(undefined)
       : startAttemptIndex({
           kafka,
@@ -125,7 +127,9 @@ export async function startOperations(options: OperationsOptions): Promise<Opera
   }
   const dlq = dlqResult.value;
   const attemptIndex = attemptsResult.value;
-  const attempts = attemptIndex?.log ?? options.remoteAttempts!;
+  const attempts: AttemptSource = !settings.attemptIndex
+    ? noAttemptIndex
+    : (attemptIndex?.log ?? options.remoteAttempts!);
 
   const metrics = createOperationsMetrics(options.metrics, {
     dlqCounts: () => dlq.state.counts(),
@@ -171,3 +175,8 @@ export async function startOperations(options: OperationsOptions): Promise<Opera
     },
   };
 }
+
+/** HOOKLINE_ATTEMPT_INDEX=false: no attempts read, none to answer with. */
+const noAttemptIndex: AttemptSource = {
+  find: () => Promise.reject(new AttemptIndexOffError()),
+};

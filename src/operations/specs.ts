@@ -89,7 +89,8 @@ export const OPERATIONS_ROUTES = {
         503: {
           description:
             'The schema registry did not answer while the attempts were decoded (registry_unavailable), or, with ' +
-            'HOOKLINE_WORKERS > 1, the child keeping the attempt index is restarting (attempt_index_unavailable); try again.',
+            'HOOKLINE_WORKERS > 1, the child keeping the attempt index is restarting (attempt_index_unavailable); try again. ' +
+            'A process started with HOOKLINE_ATTEMPT_INDEX=false keeps no index (attempt_index_off): ask one that does.',
         },
       },
     },

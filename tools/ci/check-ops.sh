@@ -103,6 +103,22 @@ for kube in "${KUBE_VERSIONS[@]}"; do
   "$PYTHON" tools/ci/validate-manifests.py --kube-version "$kube" --crd "$keda" --crd "$operator" "${files[@]}"
 done
 
+step "the attempt index only where attempt queries arrive (the Service's pods)"
+for name in combined-values split-hpa-values; do
+  "$PYTHON" - "$out/$name-${KUBE_VERSIONS[-1]}.yaml" <<'PY'
+import sys, yaml
+for doc in yaml.safe_load_all(open(sys.argv[1])):
+    if not doc or doc.get("kind") != "Deployment":
+        continue
+    env = {e["name"]: e.get("value") for e in doc["spec"]["template"]["spec"]["containers"][0].get("env", [])}
+    api = doc["metadata"]["labels"]["app.kubernetes.io/component"] in ("all", "ingest")
+    index = env.get("HOOKLINE_ATTEMPT_INDEX", "true") != "false"
+    if index != api:
+        sys.exit(f"{doc['metadata']['name']}: HOOKLINE_ATTEMPT_INDEX should be {'on' if api else 'off'}")
+    print(f"{doc['metadata']['name']}: attempt index {'on' if index else 'off'}")
+PY
+done
+
 step "values that must be refused (tools/ci/chart-invalid/)"
 for values in tools/ci/chart-invalid/*.yaml; do
   expected="$(sed -n 's/^# expect: //p' "$values")"
