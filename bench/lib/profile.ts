@@ -5,7 +5,10 @@ import path from 'node:path';
 /**
  * CPU profiles of the bench process (where Hookline runs) over exactly a measured phase, through
  * the inspector: the same data as `node --cpu-prof`, without the set-up and tear-down around it.
- * The .cpuprofile opens in Chrome DevTools (Performance → Load profile) or speedscope.
+ * The .cpuprofile opens in Chrome DevTools (Performance → Load profile) or speedscope. Beside it,
+ * a sampled allocation profile of the same phase (.heapprofile, DevTools → Memory): what was
+ * allocated and where, whether or not it was collected since, which is what garbage collection
+ * pays for.
  */
 
 interface ProfileNode {
@@ -25,6 +28,8 @@ interface CpuProfile {
 export interface ProfileSummary {
   file: string;
   totalMs: number;
+  /** The allocation profile: bytes allocated in the phase, and the functions allocating most. */
+  allocations: { file: string; totalBytes: number; functions: { fn: string; bytes: number }[] };
   /** Time by area (a package, a Hookline folder, Node internals), inclusive: callees count. */
   areas: { area: string; inclusivePct: number; selfPct: number }[];
   /** Functions by self time. */
@@ -35,26 +40,75 @@ export interface Profiler {
   stop(name: string): Promise<ProfileSummary>;
 }
 
+interface HeapProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  children?: HeapProfileNode[];
+}
+
+interface HeapProfile {
+  head: HeapProfileNode;
+  samples: { size: number; nodeId: number }[];
+}
+
+/** One allocation sample per this many bytes on average (V8's default is 32 KiB). */
+const HEAP_SAMPLING_INTERVAL_BYTES = 16 * 1024;
+
 export async function startProfiler(resultsDir: string): Promise<Profiler> {
   const session = new Session();
   session.connect();
   await session.post('Profiler.enable');
   await session.post('Profiler.setSamplingInterval', { interval: 200 });
   await session.post('Profiler.start');
+  await session.post('HeapProfiler.enable');
+  await session.post('HeapProfiler.startSampling', {
+    samplingInterval: HEAP_SAMPLING_INTERVAL_BYTES,
+    // Everything allocated, not only what is still alive at the end.
+    includeObjectsCollectedByMajorGC: true,
+    includeObjectsCollectedByMinorGC: true,
+  });
   return {
     async stop(name) {
       const { profile } = (await session.post('Profiler.stop')) as unknown as { profile: CpuProfile };
+      const { profile: heap } = (await session.post('HeapProfiler.stopSampling')) as unknown as {
+        profile: HeapProfile;
+      };
       session.disconnect();
       const file = path.join(resultsDir, `${name}.cpuprofile`);
+      const heapFile = path.join(resultsDir, `${name}.heapprofile`);
       await fs.mkdir(resultsDir, { recursive: true });
       await fs.writeFile(file, JSON.stringify(profile));
-      return summarise(profile, file);
+      await fs.writeFile(heapFile, JSON.stringify(heap));
+      return { ...summarise(profile, file), allocations: summariseAllocations(heap, heapFile) };
     },
   };
 }
 
+/** Bytes allocated per function (self), from the sampled allocation profile. */
+export function summariseAllocations(profile: HeapProfile, file: string): ProfileSummary['allocations'] {
+  const bytesByNode = new Map<number, number>();
+  for (const s of profile.samples) bytesByNode.set(s.nodeId, (bytesByNode.get(s.nodeId) ?? 0) + s.size);
+  const byFn = new Map<string, number>();
+  let totalBytes = 0;
+  const walk = (node: HeapProfileNode) => {
+    const bytes = bytesByNode.get(node.id) ?? 0;
+    totalBytes += bytes;
+    if (bytes > 0) add(byFn, fnKey(node), bytes);
+    for (const child of node.children ?? []) walk(child);
+  };
+  walk(profile.head);
+  return {
+    file,
+    totalBytes,
+    functions: [...byFn.entries()]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 20)
+      .map(([fn, bytes]) => ({ fn, bytes })),
+  };
+}
+
 /** Self and inclusive time per area and per function, as shares of all samples. */
-export function summarise(profile: CpuProfile, file: string): ProfileSummary {
+export function summarise(profile: CpuProfile, file: string): Omit<ProfileSummary, 'allocations'> {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const parent = new Map<number, number>();
   for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
@@ -101,7 +155,7 @@ function add(map: Map<string, number>, key: string, n: number): void {
   map.set(key, (map.get(key) ?? 0) + n);
 }
 
-function fnKey(node: ProfileNode): string {
+function fnKey(node: Pick<ProfileNode, 'callFrame'>): string {
   const { functionName, url, lineNumber } = node.callFrame;
   if (!url) return functionName || '(anonymous)';
   // Compiled files (tsc's or tsx's): the line is of the generated code, and misleads more than it helps.
@@ -129,8 +183,12 @@ export function areaOf(node: ProfileNode): string {
   return url;
 }
 
-/** Printable lines of a summary. */
-export function formatSummary(title: string, s: ProfileSummary): string[] {
+/** Printable lines of a summary; with `items` (events delivered in the phase), allocations per item. */
+export function formatSummary(title: string, s: ProfileSummary, items?: number): string[] {
+  const perItem = (bytes: number) =>
+    items
+      ? `${(bytes / items / 1_024).toFixed(2).padStart(7)} KB/event`
+      : `${(bytes / 1_048_576).toFixed(1)} MB`;
   return [
     `  CPU profile of ${title} (${Math.round(s.totalMs)} ms, ${s.file}):`,
     '    by area (self % / incl. %):',
@@ -145,5 +203,9 @@ export function formatSummary(title: string, s: ProfileSummary): string[] {
         (f) =>
           `      ${f.fn.slice(0, 80).padEnd(80)} ${f.selfPct.toFixed(1).padStart(5)} / ${f.inclusivePct.toFixed(1).padStart(5)}`,
       ),
+    `    allocated (sampled, ${s.allocations.file}): ${perItem(s.allocations.totalBytes)}; top functions:`,
+    ...s.allocations.functions
+      .slice(0, 14)
+      .map((f) => `      ${f.fn.slice(0, 80).padEnd(80)} ${perItem(f.bytes)}`),
   ];
 }

@@ -129,6 +129,7 @@ export const e2eScenario: Scenario = {
               ...formatSummary(
                 `the ${floor.kind} floor (the last round)`,
                 await profiler.stop(`e2e-floor-${floor.kind}`),
+                floorRuns[floor.kind].delivered,
               ),
             );
         }
@@ -141,7 +142,11 @@ export const e2eScenario: Scenario = {
         if (sampler) notes = formatStages(await sampler.stop());
         if (profiler)
           notes.push(
-            ...formatSummary('Hookline, all roles (the last round)', await profiler.stop('e2e')),
+            ...formatSummary(
+              'Hookline, all roles (the last round)',
+              await profiler.stop('e2e'),
+              run.delivered,
+            ),
             ...floorProfile,
           );
         if (!run.complete)
