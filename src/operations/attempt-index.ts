@@ -37,8 +37,9 @@ export const ATTEMPT_FETCH_MIN_BYTES = 64 * 1024;
  * `windowMs` ago (by record time), then live, with a private group that never commits. "Recent"
  * is the contract: an attempt shows up shortly after it was made, not at once.
  *
- * Records are kept undecoded by their key (the destination id), and decoded when a query reads
- * them: following the topic costs each process little more than the Kafka client's own work.
+ * Records are kept undecoded by their key (the destination id), outside the JavaScript heap
+ * (AttemptRings), and decoded when a query reads them: following the topic costs each process
+ * little more than the Kafka client's own work.
  */
 export async function startAttemptIndex(options: AttemptIndexOptions): Promise<AttemptIndex> {
   const { avro } = options;
@@ -46,7 +47,7 @@ export async function startAttemptIndex(options: AttemptIndexOptions): Promise<A
   const log = new AttemptLog({
     perDestination: options.perDestination,
     maxBytes: options.maxBytes,
-    decode: (bytes) => decodeAttempt(avro, Buffer.from(bytes, 'latin1')),
+    decode: (bytes) => decodeAttempt(avro, bytes),
     onUndecodable: (err) => logger.warn({ reason: err.message }, 'left out an undecodable attempt record'),
   });
   const follower = await startFollower({
@@ -73,8 +74,6 @@ function keep(log: AttemptLog, record: FollowedRecord, logger: Logger): void {
     logger.warn({ partition: record.partition, offset: record.offset, reason }, 'skipping unreadable record');
     return;
   }
-  // Kept as a one-byte string (latin1 maps each byte to one character and back): a copy of its
-  // own, where the client's value is a view of the whole fetch response, and a plain heap
-  // object, lighter to make and to collect than a buffer with memory of its own.
-  log.addRecord(key.toString('utf8'), value.toString('latin1'));
+  // The client's value is a view of the whole fetch response: the log copies the bytes it keeps.
+  log.addRecord(key.toString('utf8'), value);
 }

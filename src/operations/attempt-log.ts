@@ -30,11 +30,11 @@ export interface AttemptLogOptions {
   /** Bytes all destinations' kept attempts may take (see `AttemptRings`). */
   maxBytes: number;
   /**
-   * A kept record (its bytes as a latin1 string) → its entry. Rejects with UndecodableRecordError
+   * A kept record's bytes (a copy of its own) → its entry. Rejects with UndecodableRecordError
    * for a record that cannot be decoded (left out of the answer), with another error when
    * decoding could not be tried now (the registry is away: the query fails with it).
    */
-  decode(bytes: string): Promise<AttemptEntry>;
+  decode(bytes: Buffer): Promise<AttemptEntry>;
   /** Told of each record a query left out as undecodable. */
   onUndecodable?(err: UndecodableRecordError): void;
 }
@@ -57,8 +57,8 @@ export class AttemptLog implements AttemptSource {
     this.rings = new AttemptRings(options);
   }
 
-  /** Keeps an attempt record's value, given as a latin1 string of its bytes. */
-  addRecord(destinationId: string, bytes: string): void {
+  /** Keeps a copy of an attempt record's value (`bytes` may be a view of a fetch response). */
+  addRecord(destinationId: string, bytes: Buffer): void {
     this.rings.add(destinationId, bytes);
   }
 
@@ -97,7 +97,7 @@ export class AttemptLog implements AttemptSource {
     return this.rings.destinationCount;
   }
 
-  private async entry(bytes: string): Promise<AttemptEntry | undefined> {
+  private async entry(bytes: Buffer): Promise<AttemptEntry | undefined> {
     try {
       return await this.options.decode(bytes);
     } catch (err) {

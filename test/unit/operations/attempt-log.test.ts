@@ -8,15 +8,14 @@ function jsonLog(perDestination: number, undecodable: unknown[] = [], maxBytes =
     perDestination,
     maxBytes,
     decode: async (bytes) => {
-      const text = Buffer.from(bytes, 'latin1').toString('utf8');
+      const text = bytes.toString('utf8');
       if (text === 'registry away') throw new RegistryUnavailableError('registry away');
       if (!text.startsWith('{')) throw new UndecodableRecordError(`not an attempt: ${text}`);
       return JSON.parse(text) as AttemptEntry;
     },
     onUndecodable: (err) => undecodable.push(err),
   });
-  const add = (entry: AttemptEntry) =>
-    log.addRecord(entry.destinationId, Buffer.from(JSON.stringify(entry)).toString('latin1'));
+  const add = (entry: AttemptEntry) => log.addRecord(entry.destinationId, Buffer.from(JSON.stringify(entry)));
   return { log, add };
 }
 
@@ -87,7 +86,7 @@ describe('AttemptLog', () => {
     const undecodable: unknown[] = [];
     const { log, add } = jsonLog(10, undecodable);
     add(attempt(1));
-    log.addRecord('dst_a', 'garbage');
+    log.addRecord('dst_a', Buffer.from('garbage'));
     add(attempt(2));
     expect((await log.query('dst_a', { limit: 10 })).map((a) => a.messageId)).toEqual(['m2', 'm1']);
     expect(undecodable).toEqual([expect.any(UndecodableRecordError)]);
@@ -96,7 +95,7 @@ describe('AttemptLog', () => {
   it('fails the query when a record cannot be decoded now (registry away), rather than leave it out', async () => {
     const { log, add } = jsonLog(10);
     add(attempt(1));
-    log.addRecord('dst_a', 'registry away');
+    log.addRecord('dst_a', Buffer.from('registry away'));
     await expect(log.query('dst_a', { limit: 10 })).rejects.toBeInstanceOf(RegistryUnavailableError);
   });
 });

@@ -79,7 +79,7 @@ describe('operations routes', () => {
   });
 
   it('answers 503 when the attempts asked for cannot be decoded now (registry away)', async () => {
-    attempts.addRecord('dst_kept', 'an attempt record');
+    attempts.addRecord('dst_kept', Buffer.from('an attempt record'));
     expect(await call('GET', '/api/v1/destinations/dst_kept/attempts')).toMatchObject({
       status: 503,
       body: { error: 'registry_unavailable' },
