@@ -28,6 +28,7 @@ import { createLogger, type Logger } from './observability/logger';
 import { createMetricsRegistry } from './observability/metrics';
 import { createAddressPolicy } from './security/address-policy';
 import { startOperations, type Operations } from './operations';
+import { sharedAttemptIndexSettings } from './operations/advertised-url';
 import { EventCodec } from './records/event';
 import { createEventRouter, startRouter, type RouterRole } from './routing/role';
 
@@ -203,7 +204,7 @@ export async function startApp(options: AppOptions): Promise<App> {
     // Operations (dead letters, redrive, attempts, replay) serve the admin API on every process;
     // a group of HOOKLINE_WORKERS children keeps one attempt index, in one of them (or none:
     // HOOKLINE_ATTEMPT_INDEX=false).
-    const groupAttempts = config.operations.attemptIndex ? group?.attempts : undefined;
+    const groupAttempts = config.operations.attemptIndex !== 'false' ? group?.attempts : undefined;
     const operations = await startOperations({
       ...clients,
       events,
@@ -217,6 +218,7 @@ export async function startApp(options: AppOptions): Promise<App> {
       }),
       settings: config.operations,
       ...(groupAttempts && !groupAttempts.keeps && { remoteAttempts: groupAttempts.remote }),
+      shared: sharedAttemptIndexSettings(config, adminPort ?? httpPort),
       metrics,
       clock,
       logger,

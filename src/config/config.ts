@@ -54,8 +54,10 @@ export interface Config {
   /** Standard Webhooks secret rotation: how long the previous secret still signs. */
   signing: { rotationOverlapMs: number };
   operations: {
-    /** Keep the attempt index here (HOOKLINE_ATTEMPT_INDEX). */
-    attemptIndex: boolean;
+    /** HOOKLINE_ATTEMPT_INDEX: all of it here, none, or a share of it. */
+    attemptIndex: 'true' | 'false' | 'shared';
+    /** HOOKLINE_ADVERTISED_URL; compose fills in the default once the ports are bound. */
+    advertisedUrl: string | undefined;
     attemptIndexWindowMs: number;
     attemptsPerDestination: number;
     attemptIndexMaxBytes: number;
@@ -173,6 +175,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     signing: { rotationOverlapMs: c.HOOKLINE_SECRET_ROTATION_OVERLAP },
     operations: {
       attemptIndex: c.HOOKLINE_ATTEMPT_INDEX,
+      advertisedUrl: c.HOOKLINE_ADVERTISED_URL,
       attemptIndexWindowMs: c.HOOKLINE_ATTEMPT_INDEX_WINDOW,
       attemptsPerDestination: c.HOOKLINE_ATTEMPT_INDEX_PER_DESTINATION,
       attemptIndexMaxBytes: c.HOOKLINE_ATTEMPT_INDEX_MAX_BYTES,

@@ -279,11 +279,24 @@ export const envSchema = z.object({
 
   // --- Operations ---
   /**
-   * Keep the attempt index (GET .../attempts) in this process: it reads every record of
-   * `<prefix>.attempts`. `false` on processes whose admin API nobody asks (a split deployment's
-   * router, worker and audiences pods): they answer that route 503 attempt_index_off.
+   * The attempt index (GET .../attempts). `true`: this process keeps all of it, reading every
+   * record of `<prefix>.attempts`. `shared`: the processes with `shared` split the topic's
+   * partitions between them (group `<prefix>.attempt-index`), each reading its share and passing
+   * queries for the others to the process keeping them, at its HOOKLINE_ADVERTISED_URL. `false`:
+   * none here (processes no attempt query reaches); the route answers 503 attempt_index_off.
    */
-  HOOKLINE_ATTEMPT_INDEX: envBool().default(true),
+  HOOKLINE_ATTEMPT_INDEX: z
+    .preprocess(
+      (v) => (v === '' ? undefined : v),
+      z.enum(['true', 'false', 'shared'], { message: 'expected true, false or shared' }),
+    )
+    .default('true'),
+  /**
+   * Where the other Hookline processes reach this one's admin API, for HOOKLINE_ATTEMPT_INDEX=shared
+   * (e.g. http://10.1.2.3:8080; the chart sets the pod's IP). Default: http://<HOOKLINE_HTTP_HOST,
+   * or the host name when it listens on every address>:<the admin API's port>.
+   */
+  HOOKLINE_ADVERTISED_URL: envUrl().optional(),
   /** The attempt index (GET .../attempts) starts this far back in `<prefix>.attempts`. */
   HOOKLINE_ATTEMPT_INDEX_WINDOW: envDurationMs().default(86_400_000),
   /** Attempts kept in memory per destination; older ones fall out. */

@@ -29,6 +29,8 @@ export interface FollowerOptions {
   sinceMs?: number;
   /** Read only up to the high watermarks observed at start, instead of following the topic live. */
   bounded?: boolean;
+  /** Read only these partitions of the topic (a shard of it); every partition when absent. */
+  partitions?: number[];
   /**
    * Handles some new records of one partition, in offset order. A rejection stops the follower
    * (see `whenCaughtUp`); a live index should handle its own bad records instead of throwing.
@@ -86,12 +88,16 @@ export async function startFollower(options: FollowerOptions): Promise<Follower>
       logger,
       context: { lookUp: what },
     });
-  const watermarks = await lookUp('watermarks', () => admin.fetchTopicOffsets(topic));
+  const only = options.partitions && new Set(options.partitions);
+  const mine = <T extends { partition: number }>(list: T[]) =>
+    only ? list.filter((p) => only.has(p.partition)) : list;
+  const allWatermarks = await lookUp('watermarks', () => admin.fetchTopicOffsets(topic));
+  const watermarks = mine(allWatermarks);
   const { sinceMs } = options;
   const starts =
     sinceMs === undefined
       ? watermarks.map((w) => ({ partition: w.partition, offset: w.low }))
-      : await lookUp('offsets by time', () => admin.fetchTopicOffsetsByTimestamp(topic, sinceMs));
+      : mine(await lookUp('offsets by time', () => admin.fetchTopicOffsetsByTimestamp(topic, sinceMs)));
   const ranges = readRanges(starts, watermarks);
   const cursors = new PartitionCursors(ranges, { bounded });
   const progress = new ReadProgress();
@@ -124,6 +130,7 @@ export async function startFollower(options: FollowerOptions): Promise<Follower>
       autoCommit: false,
       eachBatch: async ({ batch, heartbeat, isRunning, isStale }) => {
         if (failure || !isRunning() || isStale()) return;
+        if (only && !only.has(batch.partition)) return; // fetched before the pause below
         const records: FollowedRecord[] = [];
         for (const m of batch.messages) {
           const verdict = cursors.verdict(batch.partition, m.offset);
@@ -157,6 +164,10 @@ export async function startFollower(options: FollowerOptions): Promise<Follower>
     });
     // The group is private and never commits: start each partition where its range starts. A
     // fetch from the beginning that races this seek is harmless: the cursors drop what it repeats.
+    if (only) {
+      const others = allWatermarks.map((w) => w.partition).filter((p) => !only.has(p));
+      if (others.length > 0) pause(others);
+    }
     for (const r of ranges) {
       if (bounded && r.start === r.end) pause([r.partition]);
       else if (sinceMs !== undefined) consumer.seek({ topic, partition: r.partition, offset: r.start });

@@ -20,6 +20,8 @@ export interface AttemptIndexOptions {
   perDestination: number;
   /** Bytes all kept attempts may take (64 MiB). */
   maxBytes: number;
+  /** Read only these partitions (this process's share of a shared index); all when absent. */
+  partitions?: number[];
   clock: Clock;
   logger: Logger;
 }
@@ -56,6 +58,7 @@ export async function startAttemptIndex(options: AttemptIndexOptions): Promise<A
     topic: options.topic,
     groupIdPrefix: `${options.clientId}-attempt-index`,
     sinceMs: options.clock.now() - options.windowMs,
+    ...(options.partitions && { partitions: options.partitions }),
     // One attempt record per delivery: fetched as they come, that was ~14 records a fetch under
     // load. The index may lag by the follower's fetch wait (100 ms) when few attempts are made.
     fetchMinBytes: ATTEMPT_FETCH_MIN_BYTES,

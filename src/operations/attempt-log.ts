@@ -6,6 +6,11 @@ export interface AttemptQuery {
   messageId?: string;
   outcome?: AttemptOutcome;
   limit: number;
+  /**
+   * Passed on by another process of a shared index (HOOKLINE_ATTEMPT_INDEX=shared): answer from
+   * this process's share, never pass it on again.
+   */
+  forwarded?: boolean;
 }
 
 /** What a query of one destination's recent attempts finds. */

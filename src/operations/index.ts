@@ -7,8 +7,9 @@ import type { BatchingProducer } from '../kafka/batching-producer';
 import type { Logger } from '../observability/logger';
 import type { CatalogView } from '../records/catalog-model';
 import type { EventCodec } from '../records/event';
-import { startAttemptIndex, type AttemptIndex } from './attempt-index';
-import type { AttemptSource } from './attempt-log';
+import { startAttemptIndex } from './attempt-index';
+import type { AttemptLog, AttemptSource } from './attempt-log';
+import { startSharedAttemptIndex } from './shared-attempts';
 import { startDlqIndex, type DlqIndex } from './dlq-index';
 import { AttemptIndexOffError, toOperationsHttpError } from './errors';
 import { createOperationsMetrics } from './metrics';
@@ -31,8 +32,11 @@ export interface OperationsOptions {
   /** Base of the private consumer groups' ids. */
   clientId: string;
   settings: {
-    /** Keep an attempt index (here, or `remoteAttempts`); false: the attempts route answers attempt_index_off. */
-    attemptIndex: boolean;
+    /**
+     * HOOKLINE_ATTEMPT_INDEX: 'true', an index of every partition here (or `remoteAttempts`);
+     * 'shared', this process's share of it (`shared`); 'false', none (attempt_index_off).
+     */
+    attemptIndex: 'true' | 'false' | 'shared';
     attemptIndexWindowMs: number;
     attemptsPerDestination: number;
     /** Bytes all kept attempts may take. */
@@ -47,6 +51,13 @@ export interface OperationsOptions {
    * that keeps it): this process then reads no attempts and asks it. Without it: an index here.
    */
   remoteAttempts?: AttemptSource;
+  /** With attemptIndex 'shared': the group of the processes sharing it, and how they reach this one. */
+  shared?: {
+    groupId: string;
+    advertisedUrl: string;
+    adminToken: string | undefined;
+    sessionTimeoutMs: number;
+  };
   metrics: Registry;
   clock: Clock;
   logger: Logger;
@@ -54,8 +65,11 @@ export interface OperationsOptions {
 
 export interface Operations {
   dlq: DlqIndex;
-  /** This process's attempt index; undefined when it asks another's (`remoteAttempts`) or keeps none. */
-  attemptIndex: AttemptIndex | undefined;
+  /**
+   * The attempt index kept here (all of it, or this process's share); undefined when it asks
+   * another's (`remoteAttempts`) or keeps none.
+   */
+  attemptIndex: { readonly log: AttemptLog | undefined; stop(): Promise<void> } | undefined;
   /** Where the admin API reads attempts: the index here, the remote one, or none (attempt_index_off). */
   attempts: AttemptSource;
   redriver: Redriver;
@@ -98,20 +112,7 @@ export async function startOperations(options: OperationsOptions): Promise<Opera
       cacheEntries: settings.dlqCacheEntries,
       logger,
     }),
-    !settings.attemptIndex || options.remoteAttempts
-      ? Promise.resolve(undefined)
-      : startAttemptIndex({
-          kafka,
-          admin,
-          avro,
-          topic: topics.attempts,
-          clientId,
-          windowMs: settings.attemptIndexWindowMs,
-          perDestination: settings.attemptsPerDestination,
-          maxBytes: settings.attemptIndexMaxBytes,
-          clock,
-          logger,
-        }),
+    startAttemptIndexHere(options, logger),
     board.start(),
   ]);
   if (
@@ -127,14 +128,13 @@ export async function startOperations(options: OperationsOptions): Promise<Opera
   }
   const dlq = dlqResult.value;
   const attemptIndex = attemptsResult.value;
-  const attempts: AttemptSource = !settings.attemptIndex
-    ? noAttemptIndex
-    : (attemptIndex?.log ?? options.remoteAttempts!);
+  const attempts: AttemptSource =
+    settings.attemptIndex === 'false' ? noAttemptIndex : (attemptIndex?.source ?? options.remoteAttempts!);
 
   const metrics = createOperationsMetrics(options.metrics, {
     dlqCounts: () => dlq.state.counts(),
     // Only where the index is: summed over a group's children, the gauges count each attempt once.
-    attemptsKept: attemptIndex && (() => attemptIndex.log.kept),
+    attemptsKept: attemptIndex && (() => attemptIndex.log?.kept ?? { count: 0, bytes: 0 }),
   });
   const redriver = new Redriver({
     state: dlq.state,
@@ -180,3 +180,32 @@ export async function startOperations(options: OperationsOptions): Promise<Opera
 const noAttemptIndex: AttemptSource = {
   find: () => Promise.reject(new AttemptIndexOffError()),
 };
+
+/** The attempt index this process keeps, if any: all of it, or its share of a shared one. */
+async function startAttemptIndexHere(
+  options: OperationsOptions,
+  logger: Logger,
+): Promise<
+  { source: AttemptSource; readonly log: AttemptLog | undefined; stop(): Promise<void> } | undefined
+> {
+  const { settings, topics } = options;
+  if (settings.attemptIndex === 'false' || options.remoteAttempts) return undefined;
+  const indexOptions = {
+    kafka: options.kafka,
+    admin: options.admin,
+    avro: options.avro,
+    topic: topics.attempts,
+    clientId: options.clientId,
+    windowMs: settings.attemptIndexWindowMs,
+    perDestination: settings.attemptsPerDestination,
+    maxBytes: settings.attemptIndexMaxBytes,
+    clock: options.clock,
+    logger,
+  };
+  if (settings.attemptIndex === 'shared') {
+    if (!options.shared) throw new Error('HOOKLINE_ATTEMPT_INDEX=shared needs the group settings');
+    return startSharedAttemptIndex({ ...indexOptions, ...options.shared });
+  }
+  const index = await startAttemptIndex(indexOptions);
+  return { source: index.log, log: index.log, stop: index.stop };
+}

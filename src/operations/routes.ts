@@ -1,3 +1,4 @@
+import { FORWARDED_HEADER } from './attempt-forward';
 import type { z } from 'zod';
 import type { AdminRoute } from '../http/admin';
 import { CatalogNotFoundError } from '../catalog';
@@ -75,10 +76,12 @@ function operationsHandlers(options: OperationsRoutesOptions): Record<Operations
       });
       sendJson(res, 200, redriveResultView(result));
     },
-    listAttempts: async ({ params, url, res }) => {
+    listAttempts: async ({ params, url, req, res }) => {
       const destinationId = params.id!;
       const query = validated(attemptQuerySchema, Object.fromEntries(url.searchParams));
-      const found = await attempts.find(destinationId, query);
+      // Passed on by another process of a shared index: answered from this one's share only.
+      const forwarded = req.headers[FORWARDED_HEADER] !== undefined;
+      const found = await attempts.find(destinationId, forwarded ? { ...query, forwarded } : query);
       if (!catalog.destination(destinationId) && !found.known) {
         throw new CatalogNotFoundError('destination', destinationId);
       }

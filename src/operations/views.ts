@@ -242,6 +242,24 @@ export function attemptView(entry: AttemptEntry): AttemptView {
   };
 }
 
+/** An attempt as another process's admin API showed it (`attemptView`), back to the entry. */
+export function attemptFromView(destinationId: string, view: AttemptView): AttemptEntry {
+  return {
+    taskId: view.taskId,
+    destinationId,
+    sourceId: view.sourceId,
+    messageId: view.messageId,
+    eventType: view.eventType,
+    attempt: view.attempt,
+    atMs: Date.parse(view.at),
+    durationMs: view.durationMs,
+    outcome: view.outcome,
+    ...(view.detail !== undefined && { detail: view.detail }),
+    ...(view.dueAt !== undefined && { dueAtMs: Date.parse(view.dueAt) }),
+    urls: view.urls.map((u) => ({ ...u })),
+  };
+}
+
 export function replayView(progress: ReplayProgress): ReplayView {
   return {
     id: progress.id,

@@ -103,19 +103,29 @@ for kube in "${KUBE_VERSIONS[@]}"; do
   "$PYTHON" tools/ci/validate-manifests.py --kube-version "$kube" --crd "$keda" --crd "$operator" "${files[@]}"
 done
 
-step "the attempt index only where attempt queries arrive (the Service's pods)"
-for name in combined-values split-hpa-values; do
+step "the attempt index shared by the Services' pods, none elsewhere"
+for name in combined-values split-hpa-values full-values; do
   "$PYTHON" - "$out/$name-${KUBE_VERSIONS[-1]}.yaml" <<'PY'
 import sys, yaml
 for doc in yaml.safe_load_all(open(sys.argv[1])):
     if not doc or doc.get("kind") != "Deployment":
         continue
-    env = {e["name"]: e.get("value") for e in doc["spec"]["template"]["spec"]["containers"][0].get("env", [])}
+    container = doc["spec"]["template"]["spec"]["containers"][0]
+    env = {e["name"]: e for e in container.get("env", [])}
+    ports = {p["name"]: p["containerPort"] for p in container["ports"]}
     api = doc["metadata"]["labels"]["app.kubernetes.io/component"] in ("all", "ingest")
-    index = env.get("HOOKLINE_ATTEMPT_INDEX", "true") != "false"
-    if index != api:
-        sys.exit(f"{doc['metadata']['name']}: HOOKLINE_ATTEMPT_INDEX should be {'on' if api else 'off'}")
-    print(f"{doc['metadata']['name']}: attempt index {'on' if index else 'off'}")
+    index = env.get("HOOKLINE_ATTEMPT_INDEX", {}).get("value", "true")
+    name = doc["metadata"]["name"]
+    if index != ("shared" if api else "false"):
+        sys.exit(f"{name}: HOOKLINE_ATTEMPT_INDEX is {index}")
+    if api:
+        url = env["HOOKLINE_ADVERTISED_URL"]["value"]
+        port = ports.get("admin", ports["http"])
+        if url != f"http://$(POD_IP):{port}" or env["POD_IP"]["valueFrom"]["fieldRef"]["fieldPath"] != "status.podIP":
+            sys.exit(f"{name}: HOOKLINE_ADVERTISED_URL {url} is not the pod's admin API (port {port})")
+        if list(env).index("POD_IP") > list(env).index("HOOKLINE_ADVERTISED_URL"):
+            sys.exit(f"{name}: POD_IP must come before HOOKLINE_ADVERTISED_URL, which refers to it")
+    print(f"{name}: attempt index {index}")
 PY
 done
 

@@ -1,0 +1,136 @@
+import { AssignerProtocol, type GroupDescription } from 'kafkajs';
+import { advertisedUrlFor } from '../../../src/operations/advertised-url';
+import { ownersFromDescription, SHARD_PROTOCOL } from '../../../src/operations/attempt-shards';
+import { attemptFromView, attemptView } from '../../../src/operations/views';
+import type { AttemptEntry } from '../../../src/records/delivery-attempt';
+
+const TOPIC = 'p.attempts';
+
+function member(memberId: string, url: string | undefined, partitions: number[]) {
+  return {
+    memberId,
+    clientId: 'hookline',
+    clientHost: '/127.0.0.1',
+    memberMetadata: AssignerProtocol.MemberMetadata.encode({
+      version: 1,
+      topics: [TOPIC],
+      userData: Buffer.from(url ?? ''),
+    }),
+    memberAssignment: AssignerProtocol.MemberAssignment.encode({
+      version: 1,
+      assignment: { [TOPIC]: partitions, 'other.topic': [9] },
+      userData: Buffer.alloc(0),
+    }),
+  };
+}
+
+function group(overrides: Partial<GroupDescription>): GroupDescription {
+  return {
+    groupId: 'p.attempt-index',
+    state: 'Stable',
+    protocol: SHARD_PROTOCOL,
+    protocolType: 'consumer',
+    errorCode: 0,
+    members: [member('a', 'http://10.0.0.1:8080', [0, 2]), member('b', 'http://10.0.0.2:8080', [1])],
+    ...overrides,
+  } as GroupDescription;
+}
+
+describe('ownersFromDescription', () => {
+  it('maps each partition of the topic to the URL its member advertised', () => {
+    expect(ownersFromDescription(group({}), TOPIC)).toEqual(
+      new Map([
+        [0, 'http://10.0.0.1:8080'],
+        [2, 'http://10.0.0.1:8080'],
+        [1, 'http://10.0.0.2:8080'],
+      ]),
+    );
+  });
+
+  it.each([
+    ['rebalancing', { state: 'PreparingRebalance' }],
+    ['empty', { state: 'Empty', members: [] }],
+    ['of another protocol (not Hookline’s assigner)', { protocol: 'RoundRobinAssigner' }],
+  ] as const)('knows no owner while the group is %s', (_case, overrides) => {
+    expect(ownersFromDescription(group(overrides as Partial<GroupDescription>), TOPIC)).toBeUndefined();
+  });
+
+  it('leaves out a member that advertised no URL', () => {
+    const owners = ownersFromDescription(
+      group({ members: [member('a', undefined, [0]), member('b', 'http://b', [1])] }),
+      TOPIC,
+    );
+    expect(owners).toEqual(new Map([[1, 'http://b']]));
+  });
+});
+
+describe('advertisedUrlFor', () => {
+  it.each([
+    [
+      'the configured URL, without a trailing slash',
+      { configured: 'http://10.1.2.3:8080/', host: '0.0.0.0', port: 1 },
+      'http://10.1.2.3:8080',
+    ],
+    [
+      'the address listened on, with the bound port',
+      { configured: undefined, host: '127.0.0.1', port: 41234 },
+      'http://127.0.0.1:41234',
+    ],
+    [
+      'the host name for every IPv4 address',
+      { configured: undefined, host: '0.0.0.0', port: 8080 },
+      'http://pod-7:8080',
+    ],
+    [
+      'the host name for every IPv6 address',
+      { configured: undefined, host: '::', port: 8080 },
+      'http://pod-7:8080',
+    ],
+    ['an IPv6 address in brackets', { configured: undefined, host: '::1', port: 8080 }, 'http://[::1]:8080'],
+  ])('%s', (_case, options, expected) => {
+    expect(advertisedUrlFor({ ...options, hostname: () => 'pod-7' })).toBe(expected);
+  });
+});
+
+describe('attemptFromView', () => {
+  it.each<[string, AttemptEntry]>([
+    [
+      'a delivered attempt',
+      {
+        taskId: 'src:m1:dst',
+        destinationId: 'dst',
+        sourceId: 'src',
+        messageId: 'm1',
+        eventType: 'track',
+        attempt: 1,
+        atMs: 1_764_000_000_123,
+        durationMs: 12,
+        outcome: 'delivered',
+        urls: [{ urlIndex: 0, result: 'success', status: 200, durationMs: 12 }],
+      },
+    ],
+    [
+      'a scheduled retry, with its detail and due time',
+      {
+        taskId: 'src:m2:dst',
+        destinationId: 'dst',
+        sourceId: 'src',
+        messageId: 'm2',
+        eventType: 'identify',
+        attempt: 3,
+        atMs: 1_764_000_000_000,
+        durationMs: 5_001,
+        outcome: 'retry_scheduled',
+        detail: '1m',
+        dueAtMs: 1_764_000_060_000,
+        urls: [
+          { urlIndex: 0, result: 'timeout', durationMs: 5_000, error: 'no answer within 5000 ms' },
+          { urlIndex: 1, result: 'http_5xx', status: 503, durationMs: 1 },
+        ],
+      },
+    ],
+  ])('gives back the entry another process showed: %s', (_case, entry) => {
+    const shown = JSON.parse(JSON.stringify(attemptView(entry)));
+    expect(attemptFromView('dst', shown)).toEqual(entry);
+  });
+});
