@@ -41,9 +41,18 @@ export async function startSharedAttemptIndex(
   const { admin, topic, advertisedUrl } = options;
   const logger: Logger = options.logger.child({ component: 'shared-attempt-index' });
   const forward = options.forward ?? forwardAttemptQuery;
-  const partitionCount = (await admin.fetchTopicOffsets(topic)).length;
-  let current: { index: AttemptIndex; partitions: ReadonlySet<number> } | undefined;
+  // kafkajs's admin can fail a look-up that races another (an empty answer): tried again.
+  const tried = <T>(what: string, fn: () => Promise<T>) =>
+    retryTransient(fn, {
+      isRunning: () => !stopped,
+      isRetriable: () => true,
+      maxAttempts: 6,
+      logger,
+      context: { what },
+    });
   let stopped = false;
+  const partitionCount = (await tried('partitions', () => admin.fetchTopicOffsets(topic))).length;
+  let current: { index: AttemptIndex; partitions: ReadonlySet<number> } | undefined;
   let swaps = Promise.resolve();
 
   const take = (partitions: number[]) => {
@@ -54,16 +63,9 @@ export async function startSharedAttemptIndex(
         partitions.every((p) => current?.partitions.has(p));
       if (same) return; // a rebalance that left this process its share: nothing to read again
       try {
-        // kafkajs's admin can fail a look-up that races another (an empty answer): tried again.
         const index =
           partitions.length > 0
-            ? await retryTransient(() => startAttemptIndex({ ...options, partitions }), {
-                isRunning: () => !stopped,
-                isRetriable: () => true,
-                maxAttempts: 6,
-                logger,
-                context: { partitions },
-              })
+            ? await tried('share', () => startAttemptIndex({ ...options, partitions }))
             : undefined;
         const previous = current;
         current = index && { index, partitions: new Set(partitions) };
