@@ -78,11 +78,13 @@ export async function startFollower(options: FollowerOptions): Promise<Follower>
   const logger = options.logger.child({ topic, groupId });
 
   // kafkajs's admin gives up at once on NOT_LEADER_FOR_PARTITION, which a busy broker answers for
-  // a while after creating a topic: retry those look-ups (about 10 s in all).
+  // a while after creating a topic: retry those look-ups (about 10 s in all). Also on a TypeError
+  // from inside it: a look-up racing another on the same admin can find the topic's metadata
+  // empty (`Cannot destructure property 'partitions' of 'high.pop(...)'`, seen at a start).
   const lookUp = <T>(what: string, fn: () => Promise<T>) =>
     retryTransient(fn, {
       isRunning: () => true,
-      isRetriable: isRetriableKafkaError,
+      isRetriable: (err) => isRetriableKafkaError(err) || err instanceof TypeError,
       maxAttempts: 8,
       backoff: { initialDelayMs: 100, maxDelayMs: 2_000 },
       logger,
