@@ -22,8 +22,10 @@ export interface AttemptsFound {
 }
 
 /**
- * Where the admin API reads recent attempts: this process's `AttemptLog`, or, in a child of
- * HOOKLINE_WORKERS that keeps none, the log of the child that does (cluster-worker.ts).
+ * Where the admin API reads recent attempts: this process's `AttemptLog`; in a child of
+ * HOOKLINE_WORKERS that keeps none, the log of the child that does (cluster-worker.ts); with
+ * HOOKLINE_ATTEMPT_INDEX=shared, this process's share or the process keeping the destination's
+ * (shared-attempts.ts); with `false`, none (attempt_index_off).
  */
 export interface AttemptSource {
   find(destinationId: string, query: AttemptQuery): Promise<AttemptsFound>;
@@ -51,8 +53,9 @@ export interface AttemptLogOptions {
  * many. The kept records' memory grows neither with traffic nor with the number of destinations.
  * Older attempts are only on the topic.
  *
- * Every process (one child of a group of HOOKLINE_WORKERS children) reads every attempt of the
- * cluster, and most are never asked for: an attempt is kept as its record's bytes (`addRecord`)
+ * Every process keeping it (one child of a group of HOOKLINE_WORKERS children) reads every
+ * attempt of the cluster, or of its share (HOOKLINE_ATTEMPT_INDEX=shared), and most are never
+ * asked for: an attempt is kept as its record's bytes (`addRecord`)
  * and decoded only by a query that reads it.
  */
 export class AttemptLog implements AttemptSource {

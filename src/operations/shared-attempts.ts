@@ -41,7 +41,9 @@ export async function startSharedAttemptIndex(
   const { admin, topic, advertisedUrl } = options;
   const logger: Logger = options.logger.child({ component: 'shared-attempt-index' });
   const forward = options.forward ?? forwardAttemptQuery;
-  // kafkajs's admin can fail a look-up that races another (an empty answer): tried again.
+  let stopped = false;
+  // A look-up or a share's start can fail for a passing reason (a broker away, or kafkajs's admin
+  // answering a look-up that races another with nothing): tried again, until stopped.
   const tried = <T>(what: string, fn: () => Promise<T>) =>
     retryTransient(fn, {
       isRunning: () => !stopped,
@@ -50,7 +52,6 @@ export async function startSharedAttemptIndex(
       logger,
       context: { what },
     });
-  let stopped = false;
   const partitionCount = (await tried('partitions', () => admin.fetchTopicOffsets(topic))).length;
   let current: { index: AttemptIndex; partitions: ReadonlySet<number> } | undefined;
   let swaps = Promise.resolve();
