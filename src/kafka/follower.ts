@@ -32,6 +32,11 @@ export interface FollowerOptions {
   /** Read only these partitions of the topic (a shard of it); every partition when absent. */
   partitions?: number[];
   /**
+   * Start these partitions at these offsets instead (where an earlier follower stopped: its
+   * `nextOffsets()`); the others as `sinceMs` says.
+   */
+  startAt?: ReadonlyMap<number, string>;
+  /**
    * Handles some new records of one partition, in offset order. A rejection stops the follower
    * (see `whenCaughtUp`); a live index should handle its own bad records instead of throwing.
    */
@@ -51,6 +56,8 @@ export interface Follower {
   ranges: PartitionRange[];
   /** Read up to the high watermarks observed at start. */
   caughtUp(): boolean;
+  /** Per partition, the offset of the next record it would hand over (see `startAt`). */
+  nextOffsets(): Map<number, string>;
   /** False once the follower failed (its consumer crashed for good, or its handler threw) or was stopped. */
   following(): boolean;
   /** Resolves once caught up; rejects if the follower failed or was stopped before. */
@@ -95,12 +102,15 @@ export async function startFollower(options: FollowerOptions): Promise<Follower>
     only ? list.filter((p) => only.has(p.partition)) : list;
   const allWatermarks = await lookUp('watermarks', () => admin.fetchTopicOffsets(topic));
   const watermarks = mine(allWatermarks);
-  const { sinceMs } = options;
+  const { sinceMs, startAt } = options;
   const starts =
     sinceMs === undefined
       ? watermarks.map((w) => ({ partition: w.partition, offset: w.low }))
       : mine(await lookUp('offsets by time', () => admin.fetchTopicOffsetsByTimestamp(topic, sinceMs)));
-  const ranges = readRanges(starts, watermarks);
+  const ranges = readRanges(
+    starts.map((s) => ({ partition: s.partition, offset: startAt?.get(s.partition) ?? s.offset })),
+    watermarks,
+  );
   const cursors = new PartitionCursors(ranges, { bounded });
   const progress = new ReadProgress();
   progress.expect(ranges.map((r) => ({ partition: r.partition, low: r.start, high: r.end })));
@@ -172,7 +182,8 @@ export async function startFollower(options: FollowerOptions): Promise<Follower>
     }
     for (const r of ranges) {
       if (bounded && r.start === r.end) pause([r.partition]);
-      else if (sinceMs !== undefined) consumer.seek({ topic, partition: r.partition, offset: r.start });
+      else if (sinceMs !== undefined || startAt?.has(r.partition))
+        consumer.seek({ topic, partition: r.partition, offset: r.start });
     }
   } catch (err) {
     await consumer.disconnect();
@@ -185,6 +196,7 @@ export async function startFollower(options: FollowerOptions): Promise<Follower>
     groupId,
     ranges,
     caughtUp: () => progress.caughtUp,
+    nextOffsets: () => cursors.nextOffsets(),
     following: () => failure === undefined,
     whenCaughtUp: () =>
       new Promise<void>((resolve, reject) => {

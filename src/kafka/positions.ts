@@ -73,6 +73,11 @@ export class PartitionCursors {
     return 'take';
   }
 
+  /** Per partition, the offset of the next record to take (a read resumed there misses nothing). */
+  nextOffsets(): Map<number, string> {
+    return new Map([...this.next].map(([partition, offset]) => [partition, String(offset)]));
+  }
+
   /** True when a bounded read has taken every record of this partition's range. */
   finished(partition: number): boolean {
     const end = this.ends.get(partition);

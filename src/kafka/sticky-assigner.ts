@@ -55,6 +55,14 @@ export function assignSticky(
   return new Map([...result].map(([id, keys]) => [id, toAssignment(keys)]));
 }
 
+/** How a group other than the consumers' uses the sticky assigner. */
+export interface StickyAssignerNaming {
+  /** The group protocol's name; STICKY_PROTOCOL by default. */
+  name?: string;
+  /** Told in the member's join metadata (`advertisedUrlOf`): where it answers, for the others. */
+  advertisedUrl?: string;
+}
+
 /**
  * The kafkajs assigner of `assignSticky`: each member tells the partitions it holds (`owned()`, in
  * its join metadata), and the group leader keeps them where they are.
@@ -63,9 +71,11 @@ export function stickyAssigner(
   owned: () => readonly { topic: string; partition: number }[],
   /** Partitions given up and still being finished (`<topic>:<partition>`; handover.ts). */
   retiring: () => readonly string[] = () => [],
+  naming: StickyAssignerNaming = {},
 ): PartitionAssigner {
+  const name = naming.name ?? STICKY_PROTOCOL;
   return ({ cluster }) => ({
-    name: STICKY_PROTOCOL,
+    name,
     version: 1,
     async assign({ members, topics }) {
       const partitions: Assignment = {};
@@ -86,7 +96,7 @@ export function stickyAssigner(
     },
     protocol({ topics }) {
       return {
-        name: STICKY_PROTOCOL,
+        name,
         metadata: AssignerProtocol.MemberMetadata.encode({
           version: 1,
           topics,
@@ -94,6 +104,7 @@ export function stickyAssigner(
             JSON.stringify({
               ...toAssignment(owned().map((o) => `${o.topic}:${o.partition}`)),
               [RETIRING_KEY]: toAssignment([...retiring()]),
+              ...(naming.advertisedUrl !== undefined && { [URL_KEY]: naming.advertisedUrl }),
             }),
           ),
         }),
@@ -108,6 +119,14 @@ export function stickyAssigner(
  * members of earlier versions skip.
  */
 const RETIRING_KEY = '~retiring';
+/** Where a member's join metadata tells its advertised URL (`StickyAssignerNaming`). */
+const URL_KEY = '~url';
+
+/** The URL a member advertised when it joined (`StickyAssignerNaming`), if any. */
+export function advertisedUrlOf(metadata: Buffer): string | undefined {
+  const url = userDataOf(metadata)[URL_KEY];
+  return typeof url === 'string' && url.length > 0 ? url : undefined;
+}
 
 /** What a member said it held when it joined (its subscription's user data); {} when it says nothing. */
 export function ownedOf(metadata: Buffer): Assignment {

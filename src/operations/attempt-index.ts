@@ -22,12 +22,22 @@ export interface AttemptIndexOptions {
   maxBytes: number;
   /** Read only these partitions (this process's share of a shared index); all when absent. */
   partitions?: number[];
+  /**
+   * Go on with an earlier index's log: the partitions in `startAt` from where its follower
+   * stopped (`nextOffsets`), the others from `windowMs` ago. A shared index keeps so what it
+   * already read of the partitions a new share leaves it.
+   */
+  resume?: { log: AttemptLog; startAt: ReadonlyMap<number, string> };
   clock: Clock;
   logger: Logger;
 }
 
 export interface AttemptIndex {
   log: AttemptLog;
+  /** Per partition, the offset of the next record to read (see `resume`). */
+  nextOffsets(): Map<number, string>;
+  /** Resolves once it read what was there at its start; rejects if it stopped before. */
+  whenCaughtUp(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -44,14 +54,8 @@ export const ATTEMPT_FETCH_MIN_BYTES = 64 * 1024;
  * little more than the Kafka client's own work.
  */
 export async function startAttemptIndex(options: AttemptIndexOptions): Promise<AttemptIndex> {
-  const { avro } = options;
   const logger = options.logger.child({ component: 'attempt-index' });
-  const log = new AttemptLog({
-    perDestination: options.perDestination,
-    maxBytes: options.maxBytes,
-    decode: (bytes) => decodeAttempt(avro, bytes),
-    onUndecodable: (err) => logger.warn({ reason: err.message }, 'left out an undecodable attempt record'),
-  });
+  const log = options.resume?.log ?? newAttemptLog(options);
   const follower = await startFollower({
     kafka: options.kafka,
     admin: options.admin,
@@ -59,6 +63,7 @@ export async function startAttemptIndex(options: AttemptIndexOptions): Promise<A
     groupIdPrefix: `${options.clientId}-attempt-index`,
     sinceMs: options.clock.now() - options.windowMs,
     ...(options.partitions && { partitions: options.partitions }),
+    ...(options.resume && { startAt: options.resume.startAt }),
     // One attempt record per delivery: fetched as they come, that was ~14 records a fetch under
     // load. The index may lag by the follower's fetch wait (100 ms) when few attempts are made.
     fetchMinBytes: ATTEMPT_FETCH_MIN_BYTES,
@@ -67,7 +72,25 @@ export async function startAttemptIndex(options: AttemptIndexOptions): Promise<A
       for (const record of records) keep(log, record, logger);
     },
   });
-  return { log, stop: follower.stop };
+  return {
+    log,
+    nextOffsets: follower.nextOffsets,
+    whenCaughtUp: follower.whenCaughtUp,
+    stop: follower.stop,
+  };
+}
+
+/** An empty log for an index's attempts, decoding them with `avro` when a query reads them. */
+export function newAttemptLog(
+  options: Pick<AttemptIndexOptions, 'avro' | 'perDestination' | 'maxBytes' | 'logger'>,
+): AttemptLog {
+  const logger = options.logger.child({ component: 'attempt-index' });
+  return new AttemptLog({
+    perDestination: options.perDestination,
+    maxBytes: options.maxBytes,
+    decode: (bytes) => decodeAttempt(options.avro, bytes),
+    onUndecodable: (err) => logger.warn({ reason: err.message }, 'left out an undecodable attempt record'),
+  });
 }
 
 function keep(log: AttemptLog, record: FollowedRecord, logger: Logger): void {

@@ -60,6 +60,7 @@ export interface AttemptLogOptions {
  */
 export class AttemptLog implements AttemptSource {
   private readonly rings: AttemptRings;
+  private recordsRead = 0;
 
   constructor(private readonly options: AttemptLogOptions) {
     this.rings = new AttemptRings(options);
@@ -68,10 +69,21 @@ export class AttemptLog implements AttemptSource {
   /** Keeps a copy of an attempt record's value (`bytes` may be a view of a fetch response). */
   addRecord(destinationId: string, bytes: Buffer): void {
     this.rings.add(destinationId, bytes);
+    this.recordsRead++;
+  }
+
+  /** Records added since the log was made, kept or not since (`hookline_attempt_index_read_total`). */
+  get read(): number {
+    return this.recordsRead;
   }
 
   has(destinationId: string): boolean {
     return this.rings.has(destinationId);
+  }
+
+  /** Forgets the destinations `which` picks (a shared index's partitions gone to another process). */
+  forget(which: (destinationId: string) => boolean): number {
+    return this.rings.forget(which);
   }
 
   /** What the kept attempts take: their count and bytes (as the budget counts them). */

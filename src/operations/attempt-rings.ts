@@ -157,6 +157,20 @@ export class AttemptRings {
     while (this.keptBytes > this.options.maxBytes && this.keptCount > 0) this.dropOldest(this.mostKept());
   }
 
+  /** Forgets the destinations `which` picks and all they keep; returns how many there were. */
+  forget(which: (destinationId: string) => boolean): number {
+    let forgotten = 0;
+    for (const [destinationId, ring] of this.rings) {
+      if (!which(destinationId)) continue;
+      if (ring.size > 0) this.bySize[ring.size]!.delete(ring);
+      this.keptBytes -= ring.bytes;
+      this.keptCount -= ring.size;
+      this.rings.delete(destinationId);
+      forgotten++;
+    }
+    return forgotten;
+  }
+
   /** Copies of a destination's kept records, oldest first. */
   get(destinationId: string): Buffer[] {
     return this.rings.get(destinationId)?.all() ?? [];

@@ -4,6 +4,7 @@ import type { Clock } from '../core/clock';
 import { errorMessage } from '../core/errors';
 import { FETCH_WAIT_MS } from '../kafka/follower';
 import { groupTimings } from '../kafka/group-timings';
+import { advertisedUrlOf, stickyAssigner } from '../kafka/sticky-assigner';
 import type { Logger } from '../observability/logger';
 
 /**
@@ -14,12 +15,35 @@ import type { Logger } from '../observability/logger';
  * partition by describing the group, and passes it the queries for that partition.
  *
  * The group only shares the partitions out: its consumer never fetches (every partition it is
- * given is paused) and never commits. Each member reads its share with a follower of its own,
+ * given is paused) and never commits. Its assignment is sticky (see the protocols below). Each member reads its share with a follower of its own,
  * from the attempt index's window (attempt-index.ts).
  */
 
-/** The protocol name of the group's assignment, and the version of its metadata. */
+/**
+ * The group's protocols. Sticky: a member keeps the partitions it holds when another joins or
+ * leaves, so it goes on with the attempts it already read (shared-attempts.ts); its join metadata
+ * tells those partitions and its advertised URL. Round robin, with the URL alone as the metadata:
+ * the only protocol of the first version, still offered so that a group of both versions (a
+ * rolling upgrade) agrees on it; the group then moves to the sticky one once every member offers it.
+ */
 export const SHARD_PROTOCOL = 'HooklineAttemptShards';
+export const STICKY_SHARD_PROTOCOL = 'HooklineAttemptShardsSticky';
+
+/** This member's assigners, the sticky one first (preferred). */
+export function shardAssigners(
+  topic: string,
+  advertisedUrl: string,
+  held: () => ReadonlySet<number>,
+): PartitionAssigner[] {
+  return [
+    stickyAssigner(
+      () => [...held()].map((partition) => ({ topic, partition })),
+      () => [],
+      { name: STICKY_SHARD_PROTOCOL, advertisedUrl },
+    ),
+    advertisingAssigner(advertisedUrl),
+  ];
+}
 
 /**
  * kafkajs's round robin over the members, with the member's advertised URL in the metadata it
@@ -52,12 +76,14 @@ export function ownersFromDescription(
   group: GroupDescription,
   topic: string,
 ): Map<number, string> | undefined {
-  if (group.state !== 'Stable' || group.protocol !== SHARD_PROTOCOL) return undefined;
+  const sticky = group.protocol === STICKY_SHARD_PROTOCOL;
+  if (group.state !== 'Stable' || (!sticky && group.protocol !== SHARD_PROTOCOL)) return undefined;
   const owners = new Map<number, string>();
   for (const member of group.members) {
-    const metadata = AssignerProtocol.MemberMetadata.decode(member.memberMetadata);
+    const url = sticky
+      ? advertisedUrlOf(member.memberMetadata)
+      : AssignerProtocol.MemberMetadata.decode(member.memberMetadata)?.userData.toString('utf8');
     const assignment = AssignerProtocol.MemberAssignment.decode(member.memberAssignment);
-    const url = metadata?.userData.toString('utf8');
     if (!url) continue;
     for (const partition of assignment?.assignment[topic] ?? []) owners.set(partition, url);
   }
@@ -100,7 +126,7 @@ export async function joinAttemptShards(options: AttemptShardsOptions): Promise<
 
   const consumer: Consumer = kafka.consumer({
     groupId,
-    partitionAssigners: [advertisingAssigner(options.advertisedUrl)],
+    partitionAssigners: shardAssigners(topic, options.advertisedUrl, () => held),
     ...groupTimings(options.sessionTimeoutMs),
     // With every partition paused it fetches nothing: it waits this long, then heartbeats.
     maxWaitTimeInMs: FETCH_WAIT_MS,

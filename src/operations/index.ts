@@ -69,7 +69,7 @@ export interface Operations {
    * The attempt index kept here (all of it, or this process's share); undefined when it asks
    * another's (`remoteAttempts`) or keeps none.
    */
-  attemptIndex: { readonly log: AttemptLog | undefined; stop(): Promise<void> } | undefined;
+  attemptIndex: { readonly log: AttemptLog; stop(): Promise<void> } | undefined;
   /** Where the admin API reads attempts: the index here, the remote one, or none (attempt_index_off). */
   attempts: AttemptSource;
   redriver: Redriver;
@@ -134,7 +134,7 @@ export async function startOperations(options: OperationsOptions): Promise<Opera
   const metrics = createOperationsMetrics(options.metrics, {
     dlqCounts: () => dlq.state.counts(),
     // Only where the index is: summed over a group's children, the gauges count each attempt once.
-    attemptsKept: attemptIndex && (() => attemptIndex.log?.kept ?? { count: 0, bytes: 0 }),
+    attemptsKept: attemptIndex && (() => ({ ...attemptIndex.log.kept, read: attemptIndex.log.read })),
   });
   const redriver = new Redriver({
     state: dlq.state,
@@ -185,9 +185,7 @@ const noAttemptIndex: AttemptSource = {
 async function startAttemptIndexHere(
   options: OperationsOptions,
   logger: Logger,
-): Promise<
-  { source: AttemptSource; readonly log: AttemptLog | undefined; stop(): Promise<void> } | undefined
-> {
+): Promise<{ source: AttemptSource; readonly log: AttemptLog; stop(): Promise<void> } | undefined> {
   const { settings, topics } = options;
   if (settings.attemptIndex === 'false' || options.remoteAttempts) return undefined;
   const indexOptions = {

@@ -6,7 +6,7 @@ export interface OperationsMetricsSources {
    * The attempt log's kept attempts: how many, and the bytes its budget counts. Absent in a
    * process that asks another's index: it then has no `hookline_attempt_index_*` gauges.
    */
-  attemptsKept: (() => { count: number; bytes: number }) | undefined;
+  attemptsKept: (() => { count: number; bytes: number; read: number }) | undefined;
 }
 
 export function createOperationsMetrics(registry: Registry, sources: OperationsMetricsSources) {
@@ -41,7 +41,7 @@ export function createOperationsMetrics(registry: Registry, sources: OperationsM
 
 function registerAttemptIndexGauges(
   registry: Registry,
-  attemptsKept: () => { count: number; bytes: number },
+  attemptsKept: () => { count: number; bytes: number; read: number },
 ): void {
   new Gauge({
     name: 'hookline_attempt_index_bytes',
@@ -49,6 +49,17 @@ function registerAttemptIndexGauges(
     registers: [registry],
     collect() {
       this.set(attemptsKept().bytes);
+    },
+  });
+  new Counter({
+    name: 'hookline_attempt_index_read_total',
+    help:
+      'Attempt records the attempt index read from the attempts topic: its window at start, that of ' +
+      'partitions new to this process at each new share of a shared index, then every new attempt.',
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(attemptsKept().read);
     },
   });
   new Gauge({

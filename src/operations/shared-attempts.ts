@@ -3,7 +3,12 @@ import { errorMessage } from '../core/errors';
 import { partitionOfKey } from '../kafka/partitioner';
 import type { Logger } from '../observability/logger';
 import { forwardAttemptQuery } from './attempt-forward';
-import { startAttemptIndex, type AttemptIndex, type AttemptIndexOptions } from './attempt-index';
+import {
+  newAttemptLog,
+  startAttemptIndex,
+  type AttemptIndex,
+  type AttemptIndexOptions,
+} from './attempt-index';
 import type { AttemptLog, AttemptQuery, AttemptSource, AttemptsFound } from './attempt-log';
 import { joinAttemptShards, type AttemptShards } from './attempt-shards';
 import { AttemptIndexUnavailableError } from './errors';
@@ -24,8 +29,8 @@ export interface SharedAttemptIndexOptions extends Omit<AttemptIndexOptions, 'pa
 export interface SharedAttemptIndex {
   /** Reads this process's share, or passes the query to the member keeping it. */
   source: AttemptSource;
-  /** The log of this process's share (what the gauges count); undefined while it holds none. */
-  readonly log: AttemptLog | undefined;
+  /** The log of this process's share (what the gauges count); empty while it holds none. */
+  readonly log: AttemptLog;
   stop(): Promise<void>;
 }
 
@@ -33,7 +38,8 @@ export interface SharedAttemptIndex {
  * HOOKLINE_ATTEMPT_INDEX=shared: this process keeps the attempts of the partitions the group
  * gives it (attempt-shards.ts), and asks the member keeping the others. A destination's attempts
  * are all in one partition (the records are keyed by destination), so one member answers a
- * query. At each new share this process reads its partitions' window again, into a new index.
+ * query. At each new share this process reads the window of the partitions new to it, and goes
+ * on with the attempts it already keeps of those it keeps.
  */
 export async function startSharedAttemptIndex(
   options: SharedAttemptIndexOptions,
@@ -53,27 +59,43 @@ export async function startSharedAttemptIndex(
       context: { what },
     });
   const partitionCount = (await tried('partitions', () => admin.fetchTopicOffsets(topic))).length;
-  let current: { index: AttemptIndex; partitions: ReadonlySet<number> } | undefined;
+  // One log for the process's life: what a new share keeps of the last goes on in it.
+  const log = newAttemptLog(options);
+  /** The index of this process's share, and the partitions of it read far enough to answer for. */
+  let current: { index: AttemptIndex; share: ReadonlySet<number>; answered: ReadonlySet<number> } | undefined;
   let swaps = Promise.resolve();
 
   const take = (partitions: number[]) => {
     swaps = swaps.then(async () => {
       if (stopped) return;
-      const same =
-        (current?.partitions.size ?? 0) === partitions.length &&
-        partitions.every((p) => current?.partitions.has(p));
-      if (same) return; // a rebalance that left this process its share: nothing to read again
+      const previous = current;
+      const share = new Set(partitions);
+      const kept = new Set(partitions.filter((p) => previous?.share.has(p)));
+      if (previous && kept.size === share.size && kept.size === previous.share.size) return; // same share
+      const startAt = await keepWhatStays(previous, kept);
       try {
         const index =
           partitions.length > 0
-            ? await tried('share', () => startAttemptIndex({ ...options, partitions }))
+            ? await tried('share', () =>
+                startAttemptIndex({ ...options, partitions, resume: { log, startAt } }),
+              )
             : undefined;
-        const previous = current;
-        current = index && { index, partitions: new Set(partitions) };
-        await previous?.index.stop();
         if (stopped) await index?.stop();
+        // The kept partitions are answered as before, those new here once their window is read.
+        current = index && { index, share, answered: current?.answered ?? new Set() };
+        index?.whenCaughtUp().then(
+          () => {
+            if (current?.index === index) current = { index, share, answered: share };
+          },
+          (err: unknown) => {
+            if (!stopped && current?.index === index)
+              logger.error({ partitions, reason: errorMessage(err) }, 'the attempt index stopped reading');
+          },
+        );
       } catch (err) {
         // Its queries answer 503 until the next share; the group goes on without it.
+        current = undefined;
+        log.forget(() => true);
         logger.error(
           { partitions, reason: errorMessage(err) },
           'could not read the attempt index partitions',
@@ -81,12 +103,31 @@ export async function startSharedAttemptIndex(
       }
     });
   };
+  /**
+   * Stops reading the previous share and forgets the attempts of its partitions that the new one
+   * leaves; returns where the reading of those it keeps stopped, for the new share's index to go
+   * on from there instead of reading their window again. Meanwhile the previous index answers
+   * for the kept partitions alone.
+   */
+  const keepWhatStays = async (
+    previous: typeof current,
+    kept: ReadonlySet<number>,
+  ): Promise<Map<number, string>> => {
+    if (!previous) return new Map();
+    await previous.index.stop();
+    const answered = new Set([...previous.answered].filter((p) => kept.has(p)));
+    current = kept.size > 0 ? { index: previous.index, share: kept, answered } : undefined;
+    const startAt = new Map([...previous.index.nextOffsets()].filter(([p]) => kept.has(p)));
+    const forgotten = log.forget((d) => !kept.has(partitionOfKey(d, partitionCount)));
+    logger.info({ kept: [...kept], forgotten }, 'attempt index share changed: kept partitions go on');
+    return startAt;
+  };
   const shards: AttemptShards = await joinAttemptShards({ ...options, onAssigned: take, logger });
 
   const source: AttemptSource = {
     find: async (destinationId: string, query: AttemptQuery): Promise<AttemptsFound> => {
       const partition = partitionOfKey(destinationId, partitionCount);
-      if (current?.partitions.has(partition)) return current.index.log.find(destinationId, query);
+      if (current?.answered.has(partition)) return log.find(destinationId, query);
       if (shards.held().has(partition))
         throw new AttemptIndexUnavailableError('this process is reading the attempts it now keeps');
       if (query.forwarded)
@@ -107,9 +148,7 @@ export async function startSharedAttemptIndex(
   };
   return {
     source,
-    get log() {
-      return current?.index.log;
-    },
+    log,
     stop: async () => {
       stopped = true;
       await shards.stop();

@@ -9,13 +9,14 @@ import { testScope } from '../support/scope';
 
 const PARTITIONS = 3;
 const EVENTS = 4;
+const MESSAGES = Array.from({ length: EVENTS }, (_, n) => `m${n}`);
 
 /**
  * HOOKLINE_ATTEMPT_INDEX=shared: three processes (two in this test's process, one a child) split
  * the partitions of `<prefix>.attempts` (group `<prefix>.attempt-index`), each keeping only its
  * share, and each answers for every destination, passing the query to the process keeping it.
  * When the child is killed with SIGKILL, the other two take its partition over once its session
- * times out, read its window again, and answer in full.
+ * times out: one reads its window, both go on with their own, and they answer in full.
  */
 describe('a shared attempt index', () => {
   const { app, receiver } = testScope();
@@ -71,20 +72,21 @@ describe('a shared attempt index', () => {
     for (let i = 0; i < 30 && new Set(destinations.map(partitionOf)).size < PARTITIONS; i++)
       destinations.push(await createDestination(first, { sourceId: src.id, webhooks: [{ url: r.url }] }));
     expect(new Set(destinations.map(partitionOf)).size).toBe(PARTITIONS);
-    for (let n = 0; n < EVENTS; n++) {
-      const sent = await sendTracking(first, src.writeKey, '/v1/track', {
-        userId: 'u',
-        event: 'E',
-        messageId: `m${n}`,
-      });
-      expect(sent.status).toBe(200);
-    }
-    await eventually(() => r.requests.length === EVENTS * destinations.length, {
-      what: 'every delivery',
-      timeoutMs: 60_000,
-    });
+    const send = async (messageIds: string[]) => {
+      const expected = r.requests.length + messageIds.length * destinations.length;
+      for (const messageId of messageIds) {
+        const sent = await sendTracking(first, src.writeKey, '/v1/track', {
+          userId: 'u',
+          event: 'E',
+          messageId,
+        });
+        expect(sent.status).toBe(200);
+      }
+      await eventually(() => r.requests.length === expected, { what: 'every delivery', timeoutMs: 60_000 });
+    };
+    await send(MESSAGES);
 
-    const answersInFull = (asked: TestApp[]) =>
+    const answersInFull = (asked: TestApp[], events = EVENTS) =>
       Promise.all(
         asked.flatMap((t) =>
           destinations.map((id) =>
@@ -94,17 +96,17 @@ describe('a shared attempt index', () => {
                   'GET',
                   `/api/v1/destinations/${id}/attempts`,
                 );
-                return res.status === 200 && res.body.attempts.length === EVENTS
+                return res.status === 200 && res.body.attempts.length === events
                   ? res.body.attempts
                   : undefined;
               },
-              { what: `${id}'s ${EVENTS} attempts through ${t.baseUrl}`, timeoutMs: 30_000, intervalMs: 200 },
+              { what: `${id}'s ${events} attempts through ${t.baseUrl}`, timeoutMs: 30_000, intervalMs: 200 },
             ),
           ),
         ),
       );
     for (const attempts of await answersInFull(apps))
-      expect(attempts.map((a) => a.messageId).sort()).toEqual(['m0', 'm1', 'm2', 'm3']);
+      expect(attempts.map((a) => a.messageId).sort()).toEqual(MESSAGES);
 
     // Each keeps only its share.
     const kept = await Promise.all(apps.map(keptAttempts));
@@ -133,15 +135,26 @@ describe('a shared attempt index', () => {
     );
     expect(new Set(answering)).toEqual(new Set([0, 1]));
 
-    // The child is killed: its partition is taken over after its session, read again, and every
-    // destination is answered in full through both processes left.
+    // The child is killed: its partition is taken over after its session, and every destination
+    // is answered in full through both processes left. Each keeps its own partition (the
+    // assignment is sticky) and goes on with it: the only attempts read again are the child's.
+    const childsAttempts = EVENTS * destinations.length - kept.reduce((a, b) => a + b, 0);
+    const readBefore = await Promise.all(apps.map(readAttempts));
     child!.kill('SIGKILL');
     await exited(child!);
-    await settled(2);
+    const after = await settled(2);
+    expect(after.members.map((m) => m.partitions.length).sort()).toEqual([1, 2]);
     for (const attempts of await answersInFull(apps))
-      expect(attempts.map((a) => a.messageId).sort()).toEqual(['m0', 'm1', 'm2', 'm3']);
+      expect(attempts.map((a) => a.messageId).sort()).toEqual(MESSAGES);
     const keptAfter = await Promise.all(apps.map(keptAttempts));
     expect(keptAfter.reduce((a, b) => a + b, 0)).toBe(EVENTS * destinations.length);
+    const readNow = await Promise.all(apps.map(readAttempts));
+    expect(readNow.map((n, i) => n - readBefore[i]!).sort((a, b) => a - b)).toEqual([0, childsAttempts]);
+
+    // The partitions kept are still followed: a new attempt of every destination shows up.
+    await send(['m4']);
+    for (const attempts of await answersInFull(apps, EVENTS + 1))
+      expect(attempts.map((a) => a.messageId).sort()).toEqual([...MESSAGES, 'm4']);
   }, 240_000);
 });
 
@@ -150,6 +163,14 @@ function partitionOf(destinationId: string): number {
 }
 
 async function keptAttempts(t: TestApp): Promise<number> {
+  return metric(t, 'hookline_attempt_index_attempts');
+}
+
+async function readAttempts(t: TestApp): Promise<number> {
+  return metric(t, 'hookline_attempt_index_read_total');
+}
+
+async function metric(t: TestApp, name: string): Promise<number> {
   const text = await (await fetch(`${t.baseUrl}/metrics`)).text();
-  return Number(/^hookline_attempt_index_attempts (\d+)$/m.exec(text)?.[1] ?? 'NaN');
+  return Number(new RegExp(`^${name} (\\d+)$`, 'm').exec(text)?.[1] ?? 'NaN');
 }

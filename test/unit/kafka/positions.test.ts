@@ -76,6 +76,25 @@ describe('PartitionCursors', () => {
     expect(cursors.finished(0)).toBe(true);
   });
 
+  it('tells where to go on from: the next offset of each partition, its start before any record', () => {
+    const cursors = new PartitionCursors([...ranges, { partition: 1, start: '0', end: '0' }], {
+      bounded: false,
+    });
+    expect(cursors.nextOffsets()).toEqual(
+      new Map([
+        [0, '5'],
+        [1, '0'],
+      ]),
+    );
+    ['5', '6', '5', '9'].forEach((o) => cursors.verdict(0, o));
+    expect(cursors.nextOffsets()).toEqual(
+      new Map([
+        [0, '10'],
+        [1, '0'],
+      ]),
+    );
+  });
+
   it('reads a partition added later from its first record when live, not at all when bounded', () => {
     expect(new PartitionCursors(ranges, { bounded: false }).verdict(3, '0')).toBe('take');
     expect(new PartitionCursors(ranges, { bounded: true }).verdict(3, '0')).toBe('past_end');

@@ -126,4 +126,28 @@ describe('AttemptRings', () => {
     expect(rings.count).toBe(1);
     expect(rings.bytes).toBeLessThanOrEqual(CHUNK_BYTES + 4 * 8);
   });
+
+  it('forgets the destinations asked for, with their bytes, and keeps the others and the budget', () => {
+    const rings = new AttemptRings({ perDestination: 10, maxBytes: 40 * RECORD_BYTES });
+    for (let n = 0; n < 5; n++) for (const d of ['a', 'b', 'c']) rings.add(d, record(`${d}${n}`));
+    const keptB = new AttemptRings({ perDestination: 10, maxBytes: 40 * RECORD_BYTES });
+    for (let n = 0; n < 5; n++) keptB.add('b', record(`b${n}`));
+
+    expect(rings.forget((d) => d !== 'b')).toBe(2);
+    expect([rings.has('a'), rings.has('b'), rings.has('c')]).toEqual([false, true, false]);
+    expect(rings.get('a')).toEqual([]);
+    expect(names(rings.get('b'))).toEqual(['b0', 'b1', 'b2', 'b3', 'b4']);
+    expect({ count: rings.count, bytes: rings.bytes, destinations: rings.destinationCount }).toEqual({
+      count: keptB.count,
+      bytes: keptB.bytes,
+      destinations: 1,
+    });
+    // The forgotten are gone from the budget's accounting too: over the budget, b loses its oldest.
+    for (let n = 5; n < 45; n++) rings.add(`x${n}`, record(`x${n}`));
+    expect(rings.bytes).toBeLessThanOrEqual(40 * RECORD_BYTES);
+    expect(rings.count).toBeGreaterThan(0);
+    const destinations = rings.destinationCount;
+    expect(rings.forget(() => true)).toBe(destinations);
+    expect({ count: rings.count, bytes: rings.bytes }).toEqual({ count: 0, bytes: 0 });
+  });
 });

@@ -1,6 +1,11 @@
-import { AssignerProtocol, type GroupDescription } from 'kafkajs';
+import { AssignerProtocol, type Cluster, type GroupDescription } from 'kafkajs';
 import { advertisedUrlFor } from '../../../src/operations/advertised-url';
-import { ownersFromDescription, SHARD_PROTOCOL } from '../../../src/operations/attempt-shards';
+import {
+  ownersFromDescription,
+  shardAssigners,
+  SHARD_PROTOCOL,
+  STICKY_SHARD_PROTOCOL,
+} from '../../../src/operations/attempt-shards';
 import { attemptFromView, attemptView } from '../../../src/operations/views';
 import type { AttemptEntry } from '../../../src/records/delivery-attempt';
 
@@ -61,6 +66,83 @@ describe('ownersFromDescription', () => {
       TOPIC,
     );
     expect(owners).toEqual(new Map([[1, 'http://b']]));
+  });
+});
+
+describe('the shard assigners', () => {
+  const cluster = {
+    findTopicPartitionMetadata: () => [0, 1, 2, 3].map((partitionId) => ({ partitionId })),
+  } as unknown as Cluster;
+  /** A member's preferred (sticky) assigner, as its consumer makes it, and the metadata it joins with. */
+  const joining = (url: string, held: number[]) => {
+    const [sticky, roundRobin] = shardAssigners(TOPIC, url, () => new Set(held)).map((a) =>
+      a({ cluster, groupId: 'p.attempt-index', logger: {} as never }),
+    );
+    return {
+      sticky: sticky!,
+      roundRobin: roundRobin!,
+      metadata: sticky!.protocol({ topics: [TOPIC] }).metadata,
+    };
+  };
+
+  it('offer the sticky protocol first, and round robin for members of the first version', () => {
+    const { sticky, roundRobin } = joining('http://a', []);
+    expect([sticky.name, roundRobin.name]).toEqual([STICKY_SHARD_PROTOCOL, SHARD_PROTOCOL]);
+  });
+
+  it('leave each member the partitions it held when another joins, and tell where each answers', async () => {
+    const a = joining('http://a', [0, 1, 2, 3]);
+    const b = joining('http://b', []);
+    const members = [
+      { memberId: 'b', memberMetadata: b.metadata },
+      { memberId: 'a', memberMetadata: a.metadata },
+    ];
+    const assigned = await a.sticky.assign({ members, topics: [TOPIC] });
+    const held = new Map(
+      assigned.map((m) => [
+        m.memberId,
+        AssignerProtocol.MemberAssignment.decode(m.memberAssignment)!.assignment[TOPIC],
+      ]),
+    );
+    expect(held.get('a')).toHaveLength(2);
+    expect(held.get('b')).toHaveLength(2);
+    expect([...held.get('a')!, ...held.get('b')!].sort()).toEqual([0, 1, 2, 3]);
+
+    // The group's description, once stable, names each member's URL from its sticky metadata.
+    const description = group({
+      protocol: STICKY_SHARD_PROTOCOL,
+      members: assigned.map((m) => ({
+        memberId: m.memberId,
+        clientId: 'hookline',
+        clientHost: '/127.0.0.1',
+        memberMetadata: (m.memberId === 'a' ? a : b).metadata,
+        memberAssignment: m.memberAssignment,
+      })),
+    });
+    expect(ownersFromDescription(description, TOPIC)).toEqual(
+      new Map([...held].flatMap(([id, ps]) => ps!.map((p) => [p, `http://${id}`] as const))),
+    );
+
+    // The next join: a and b keep theirs, the newcomer gets one of each.
+    const a2 = joining('http://a', held.get('a')!);
+    const b2 = joining('http://b', held.get('b')!);
+    const c = joining('http://c', []);
+    const again = await a2.sticky.assign({
+      members: [
+        { memberId: 'a', memberMetadata: a2.metadata },
+        { memberId: 'b', memberMetadata: b2.metadata },
+        { memberId: 'c', memberMetadata: c.metadata },
+      ],
+      topics: [TOPIC],
+    });
+    const after = new Map(
+      again.map((m) => [
+        m.memberId,
+        AssignerProtocol.MemberAssignment.decode(m.memberAssignment)!.assignment[TOPIC]!,
+      ]),
+    );
+    for (const id of ['a', 'b']) expect(held.get(id)).toEqual(expect.arrayContaining(after.get(id)!));
+    expect(after.get('c')).toHaveLength(1);
   });
 });
 

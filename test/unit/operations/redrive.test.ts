@@ -42,7 +42,7 @@ function setup(options: { failOnTopic?: string; ready?: boolean } = {}) {
     dlqTopic: 'h.dlq',
     metrics: createOperationsMetrics(registry, {
       dlqCounts: () => state.counts(),
-      attemptsKept: () => ({ count: 0, bytes: 0 }),
+      attemptsKept: () => ({ count: 0, bytes: 0, read: 0 }),
     }),
     clock: { now: () => 9_000 },
     logger: silentLogger(),
