@@ -47,6 +47,11 @@ export interface AppOptions {
   joinGroup?: (metrics: Registry) => WorkerGroupView;
   /** Told what the Kafka client logs, so that a failed start-up can tell a broker outage (main.ts). */
   outage?: BrokerOutageWatch;
+  /**
+   * Aborted when the process is asked to stop during start-up: waiting for the brokers to become
+   * reachable ends (a StoppedError), and what started is stopped.
+   */
+  signal?: AbortSignal;
 }
 
 /** The shared parts the roles were built from; for tests, the bench and diagnostics, not for roles. */
@@ -120,7 +125,7 @@ export async function startApp(options: AppOptions): Promise<App> {
       outage: options.outage,
     });
     const connectedAdmin = kafka.admin();
-    await connectWhenReachable(connectedAdmin, logger, 'kafka admin');
+    await connectWhenReachable(connectedAdmin, logger, 'kafka admin', options.signal);
     admin = connectedAdmin;
     lifecycle.onStop('kafka-admin', () => connectedAdmin.disconnect());
     const topics = topicNames(config.topics.prefix);
@@ -156,7 +161,7 @@ export async function startApp(options: AppOptions): Promise<App> {
 
     // One idempotent producer shared by the roles; it stops after them.
     const kafkaProducer = kafka.producer(producerSettings());
-    await connectWhenReachable(kafkaProducer, logger, 'kafka producer');
+    await connectWhenReachable(kafkaProducer, logger, 'kafka producer', options.signal);
     lifecycle.onStop('producer', () => kafkaProducer.disconnect());
     const producer = new BatchingProducer({
       producer: kafkaProducer,

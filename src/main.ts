@@ -100,17 +100,30 @@ export async function run(options: RunOptions): Promise<void> {
   // A broker outage during start-up is waited out (start-up.ts), not a reason to exit.
   const outage = new BrokerOutageWatch();
   let signalled = () => false;
+  // A signal during start-up ends its waits for unreachable brokers at once.
+  const startAborted = new AbortController();
+  const { signal } = startAborted;
   const starting = startThroughOutage({
     start: () =>
-      startApp({ config, cluster, logger, outage, joinGroup: isWorkerChild() ? joinWorkerGroup : undefined }),
+      startApp({
+        config,
+        cluster,
+        logger,
+        outage,
+        signal,
+        joinGroup: isWorkerChild() ? joinWorkerGroup : undefined,
+      }),
     outage,
     stopping: () => signalled(),
+    signal,
     logger,
   });
   const stopping = onSignal(logger, async () => {
     // A signal during start-up stops what start-up started, once it has: consumers already
     // running finish their in-flight work and commit it, instead of the process exiting under
-    // them (which made that work be done again by the next process).
+    // them (which made that work be done again by the next process). A start still waiting for
+    // the brokers gives up at once.
+    startAborted.abort();
     const started = await starting.catch(() => undefined);
     await started?.stop();
     await cluster.stop();

@@ -19,7 +19,9 @@ export interface StartThroughOutageOptions<T> {
   logger: Logger;
   budgetMs?: number;
   clock?: Clock;
-  sleep?: (ms: number) => Promise<void>;
+  /** Aborted when the process is asked to stop: the wait between attempts ends at once. */
+  signal?: AbortSignal;
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
 }
 
 /**
@@ -52,7 +54,7 @@ export async function startThroughOutage<T>(options: StartThroughOutageOptions<T
         { err: errorMessage(err), attempt, retryInMs: waitMs },
         'start-up failed while Kafka was unreachable; starting again',
       );
-      await sleep(waitMs);
+      await sleep(waitMs, options.signal);
       if (options.stopping()) throw err;
     }
   }

@@ -1,4 +1,4 @@
-import { HooklineError, errorMessage } from './errors';
+import { HooklineError, StoppedError, errorMessage } from './errors';
 import type { Logger } from '../observability/logger';
 
 /** How waits grow between tries of an operation that failed for a passing reason. */
@@ -21,17 +21,59 @@ export function backoffDelayMs(failures: number, policy: BackoffPolicy = DEFAULT
   return Math.min(policy.maxDelayMs, policy.initialDelayMs * 2 ** Math.min(exponent, 30));
 }
 
-/** Resolves after `ms`; the timer does not hold the process open. */
-export function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+/** Resolves after `ms`, or at once when `signal` aborts; the timer does not hold the process open. */
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return wait(ms, false, signal);
 }
 
 /**
- * Resolves after `ms`, holding the process open meanwhile: for a wait that may be all the process
- * has left to do, such as start-up between two attempts, once the failed one closed everything.
+ * Resolves after `ms` (or when `signal` aborts), holding the process open meanwhile: for a wait
+ * that may be all the process has left to do, such as start-up between two attempts, once the
+ * failed one closed everything.
  */
-export function sleepHoldingProcess(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
+export function sleepHoldingProcess(ms: number, signal?: AbortSignal): Promise<void> {
+  return wait(ms, true, signal);
+}
+
+function wait(ms: number, hold: boolean, signal: AbortSignal | undefined): Promise<void> {
+  if (signal?.aborted) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    if (!hold) timer.unref();
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}
+
+/**
+ * `promise`, or a StoppedError (`what`: what was being waited for) as soon as `signal` aborts:
+ * for a wait that cannot be cancelled itself (a kafkajs client's connect), which is left to
+ * settle on its own.
+ */
+export function unlessStopped<T>(promise: Promise<T>, what: string, signal?: AbortSignal): Promise<T> {
+  if (!signal) return promise;
+  if (signal.aborted) {
+    promise.catch(() => undefined);
+    return Promise.reject(new StoppedError(what));
+  }
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(new StoppedError(what));
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (err: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(err);
+      },
+    );
+  });
 }
 
 export interface RetryOptions {
@@ -46,6 +88,8 @@ export interface RetryOptions {
   maxAttempts?: number;
   /** Default DEFAULT_BACKOFF. */
   backoff?: BackoffPolicy;
+  /** Aborted when the process stops: no further try, and a wait between tries ends at once. */
+  signal?: AbortSignal;
 }
 
 export const isRetriableHooklineError = (err: unknown): boolean =>
@@ -58,14 +102,21 @@ export async function retryTransient<T>(fn: () => Promise<T>, options: RetryOpti
     try {
       return await fn();
     } catch (err) {
-      if (!isRetriable(err) || !options.isRunning() || attempt >= (options.maxAttempts ?? Infinity))
+      const { signal } = options;
+      if (
+        !isRetriable(err) ||
+        !options.isRunning() ||
+        signal?.aborted ||
+        attempt >= (options.maxAttempts ?? Infinity)
+      )
         throw err;
       const delayMs = backoffDelayMs(attempt + 1, options.backoff);
       options.logger.warn(
         { ...options.context, attempt, delayMs, reason: errorMessage(err) },
         'transient failure; retrying',
       );
-      await sleep(delayMs);
+      await sleep(delayMs, signal);
+      if (signal?.aborted) throw err;
     }
   }
 }

@@ -68,6 +68,15 @@ export class WorkNotHeldError extends HooklineError {
   }
 }
 
+/** The process was asked to stop while this waited (for brokers to become reachable, say). */
+export class StoppedError extends HooklineError {
+  readonly retriable = false;
+  readonly code = 'stopped';
+  constructor(what: string) {
+    super(`stopped while ${what}`);
+  }
+}
+
 export function errorMessage(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }

@@ -8,7 +8,7 @@ import {
   type SASLOptions,
 } from './kafkajs';
 import type { Config } from '../config/config';
-import { retryTransient } from '../core/backoff';
+import { retryTransient, unlessStopped } from '../core/backoff';
 import type { Logger } from '../observability/logger';
 import type { BrokerOutageWatch } from './outage';
 import { hooklinePartitioner } from './partitioner';
@@ -122,9 +122,12 @@ export async function connectWhenReachable(
   client: { connect(): Promise<void> },
   logger: Logger,
   what: string,
+  /** Aborted when the process is asked to stop meanwhile: rejects at once with a StoppedError. */
+  signal?: AbortSignal,
 ): Promise<void> {
-  await retryTransient(() => client.connect(), {
+  await retryTransient(() => unlessStopped(client.connect(), `connecting the ${what}`, signal), {
     isRunning: () => true,
+    signal,
     isRetriable: isUnreachableBrokerError,
     maxAttempts: 15, // waits of 0.2 s doubling to 5 s: about 55 s in all
     logger,

@@ -1,5 +1,5 @@
-import { backoffDelayMs, retryTransient } from '../../../src/core/backoff';
-import { KafkaUnavailableError, UndecodableRecordError } from '../../../src/core/errors';
+import { backoffDelayMs, retryTransient, sleep, unlessStopped } from '../../../src/core/backoff';
+import { KafkaUnavailableError, StoppedError, UndecodableRecordError } from '../../../src/core/errors';
 import { silentLogger } from '../../../src/observability/logger';
 
 describe('backoffDelayMs', () => {
@@ -55,5 +55,61 @@ describe('retryTransient', () => {
     calls = 0;
     await expect(retryTransient(down, { ...base, isRunning: () => calls < 2 })).rejects.toThrow('down');
     expect(calls).toBe(2);
+  });
+});
+
+describe('stopping a wait', () => {
+  /** Whether `promise` settled within a few turns of the event loop (no timer ran meanwhile). */
+  const settledSoon = async (promise: Promise<unknown>) => {
+    let settled = false;
+    promise.then(
+      () => (settled = true),
+      () => (settled = true),
+    );
+    for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
+    return settled;
+  };
+
+  it('ends a sleep when its signal aborts, and one already aborted at once', async () => {
+    const stop = new AbortController();
+    const long = sleep(3_600_000, stop.signal);
+    expect(await settledSoon(long)).toBe(false);
+    stop.abort();
+    expect(await settledSoon(long)).toBe(true);
+    expect(await settledSoon(sleep(3_600_000, stop.signal))).toBe(true);
+  });
+
+  it('gives up on a wait that cannot be cancelled with a StoppedError, and passes on what it settles with', async () => {
+    const stop = new AbortController();
+    const never = unlessStopped(new Promise(() => {}), 'connecting the kafka admin', stop.signal);
+    expect(await settledSoon(never)).toBe(false);
+    stop.abort();
+    await expect(never).rejects.toThrow(new StoppedError('connecting the kafka admin'));
+    await expect(unlessStopped(Promise.resolve(7), 'x', new AbortController().signal)).resolves.toBe(7);
+    await expect(unlessStopped(Promise.reject(new Error('refused')), 'x', undefined)).rejects.toThrow(
+      'refused',
+    );
+  });
+
+  it('stops retrying, mid-wait, once the signal aborts: the last failure is thrown', async () => {
+    const stop = new AbortController();
+    let calls = 0;
+    const retrying = retryTransient(
+      () => {
+        calls++;
+        return Promise.reject(new KafkaUnavailableError('down'));
+      },
+      {
+        isRunning: () => true,
+        logger: silentLogger(),
+        context: {},
+        backoff: { initialDelayMs: 3_600_000, maxDelayMs: 3_600_000 },
+        signal: stop.signal,
+      },
+    );
+    expect(await settledSoon(retrying)).toBe(false); // waiting an hour before the second try
+    stop.abort();
+    await expect(retrying).rejects.toThrow('down');
+    expect(calls).toBe(1);
   });
 });
