@@ -129,6 +129,28 @@ for doc in yaml.safe_load_all(open(sys.argv[1])):
 PY
 done
 
+step "node flags: the image's CMD, but 8 MB semi-spaces on split ingest pods"
+for name in combined-values split-hpa-values full-values; do
+  "$PYTHON" - "$out/$name-${KUBE_VERSIONS[-1]}.yaml" <<'PY'
+import json, sys, yaml
+cmd = next(l for l in reversed(open("Dockerfile").read().splitlines()) if l.startswith("CMD "))
+image = json.loads(cmd[len("CMD "):])
+for doc in yaml.safe_load_all(open(sys.argv[1])):
+    if not doc or doc.get("kind") != "Deployment":
+        continue
+    container = doc["spec"]["template"]["spec"]["containers"][0]
+    name = doc["metadata"]["name"]
+    command = container.get("command")
+    if doc["metadata"]["labels"]["app.kubernetes.io/component"] == "ingest":
+        expected = ["node", "--max-semi-space-size=8", "--heap-growing-percent=50", image[-1]]
+        if command != expected:
+            sys.exit(f"{name}: command {command}, expected {expected}")
+    elif command is not None:
+        sys.exit(f"{name}: overrides the image's command: {command}")
+    print(f"{name}: {' '.join(command or image)}")
+PY
+done
+
 step "values that must be refused (tools/ci/chart-invalid/)"
 for values in tools/ci/chart-invalid/*.yaml; do
   expected="$(sed -n 's/^# expect: //p' "$values")"
