@@ -281,8 +281,12 @@ export class ConcurrentConsumer {
       const commits = this.partitions.commits(this.clock.now());
       if (commits.length === 0) return;
       try {
-        if (await this.committer.commit(commits)) this.partitions.committed(commits);
-        else this.commitSoon(); // kafkajs was not running yet (a join at its start): again shortly
+        if (await this.committer.commit(commits)) {
+          this.partitions.committed(commits);
+          for (const c of commits)
+            if (c.release)
+              this.options.logger.debug({ key: c.key, offset: c.commit.offset }, 'partition released');
+        } else this.commitSoon(); // kafkajs was not running yet (a join at its start): again shortly
       } catch (err) {
         // A rebalance in progress, typically; the next commit carries the same offsets.
         this.options.logger.warn(

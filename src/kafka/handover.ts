@@ -49,6 +49,7 @@ export async function awaitRelease(options: ReleaseWait): Promise<CommittedPoint
   const sleep = options.sleep ?? defaultSleep;
   const startedMs = options.clock.now();
   let orphaned: Promise<boolean> | undefined;
+  let waitLogged = false;
   for (let failures = 0; options.stillOurs();) {
     let point: CommittedPoint | undefined;
     try {
@@ -67,6 +68,13 @@ export async function awaitRelease(options: ReleaseWait): Promise<CommittedPoint
         'partition taken over from a member that left the group: its holes are handled again',
       );
       return point;
+    }
+    if (!waitLogged) {
+      waitLogged = true;
+      options.logger.debug(
+        { ...options.context, offset: point.offset, holes: point.holes.length, graceMs: options.graceMs },
+        'waiting for the previous owner to release the partition',
+      );
     }
     if (options.clock.now() - startedMs >= options.graceMs) {
       options.logger.info(

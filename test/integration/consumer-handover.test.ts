@@ -3,7 +3,7 @@ import { producerSettings } from '../../src/kafka/client';
 import { decodeHoles, RELEASED_METADATA } from '../../src/kafka/commit-holes';
 import { ConcurrentConsumer } from '../../src/kafka/consumer';
 import { createMetricsRegistry } from '../../src/observability/metrics';
-import { silentLogger } from '../../src/observability/logger';
+import { createLogger } from '../../src/observability/logger';
 import { uniquePrefix } from '../support/app';
 import { consumerSuite } from '../support/consumers';
 import { eventually } from '../support/eventually';
@@ -15,6 +15,23 @@ import { eventually } from '../support/eventually';
  */
 describe('ConcurrentConsumer: handing a partition over at a rebalance', () => {
   const { kafka, admin, consumers } = consumerSuite('handover-test');
+  /** The members' own log lines (debug), shown when a wait of the test times out. */
+  const logLines: string[] = [];
+  const memberLogger = (name: string) =>
+    createLogger({
+      level: 'debug',
+      name,
+      destination: { write: (line: string) => void logLines.push(line) },
+    });
+  /** `wait`, with the members' last log lines printed if it fails: what each waited for, and why. */
+  async function telling<T>(wait: Promise<T>): Promise<T> {
+    try {
+      return await wait;
+    } catch (err) {
+      console.error(`the members' last log lines:\n${logLines.slice(-150).join('')}`);
+      throw err;
+    }
+  }
 
   async function send(topic: string, messages: { partition: number; value: string }[]): Promise<void> {
     const producer = kafka.producer(producerSettings());
@@ -62,6 +79,7 @@ describe('ConcurrentConsumer: handing a partition over at a rebalance', () => {
         Array.from({ length: perPartition }, (_, i) => ({ partition, value: `${partition}-${i}` })),
       ),
     );
+    logLines.length = 0;
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
     const handled: string[] = [];
@@ -75,7 +93,7 @@ describe('ConcurrentConsumer: handing a partition over at a rebalance', () => {
         commitIntervalMs: 50,
         sessionTimeoutMs: 6_000,
         handoverGraceMs: 60_000,
-        logger: silentLogger(),
+        logger: memberLogger(memberName),
         metrics: createMetricsRegistry({ defaultMetrics: false }),
         handler: async ({ message }) => {
           const value = message.value!.toString();
@@ -112,10 +130,12 @@ describe('ConcurrentConsumer: handing a partition over at a rebalance', () => {
       { partition: 0, value: '0-10' },
       { partition: 1, value: '1-10' },
     ]);
-    await eventually(() => handled.filter((h) => h.endsWith('-10')).length === 2 || undefined, {
-      what: 'the new messages handled',
-      timeoutMs: 30_000,
-    });
+    await telling(
+      eventually(() => handled.filter((h) => h.endsWith('-10')).length === 2 || undefined, {
+        what: 'the new messages handled',
+        timeoutMs: 30_000,
+      }),
+    );
 
     const values = handled.map((h) => h.slice(2)).sort();
     expect(values).toEqual([...new Set(values)]); // nothing handled twice
@@ -137,10 +157,12 @@ describe('ConcurrentConsumer: handing a partition over at a rebalance', () => {
   it('a rebalance during the handover still waits for the member finishing the partition', async () => {
     const { topic, groupId, handled, release, member } = await handoverRig('handover-twice', 5);
     const members = async (n: number) =>
-      eventually(async () => (await assignment(groupId, topic))?.length === n || undefined, {
-        what: `${n} members, stable`,
-        timeoutMs: 30_000,
-      });
+      telling(
+        eventually(async () => (await assignment(groupId, topic))?.length === n || undefined, {
+          what: `${n} members, stable`,
+          timeoutMs: 30_000,
+        }),
+      );
 
     await member('A').start();
     await eventually(() => handled.length === 10 || undefined, { what: 'A handed everything out' });
@@ -155,10 +177,12 @@ describe('ConcurrentConsumer: handing a partition over at a rebalance', () => {
       { partition: 0, value: '0-5' },
       { partition: 1, value: '1-5' },
     ]);
-    await eventually(() => handled.filter((h) => h.endsWith('-5')).length === 2 || undefined, {
-      what: 'the new messages handled',
-      timeoutMs: 30_000,
-    });
+    await telling(
+      eventually(() => handled.filter((h) => h.endsWith('-5')).length === 2 || undefined, {
+        what: 'the new messages handled',
+        timeoutMs: 30_000,
+      }),
+    );
     const values = handled.map((h) => h.slice(2)).sort();
     expect(values).toEqual([...new Set(values)]); // nothing handled twice
     expect(values).toHaveLength(12);
