@@ -8,6 +8,7 @@ import { isolation3of4Scenario, isolation9of10Scenario, isolationScenario } from
 import { latencyScenario } from './latency';
 import { processesScenario } from './processes';
 import { producerScenario } from './producer';
+import { replicasScenario } from './replicas';
 import { retryLatenessScenario } from './retry-lateness';
 
 /** Every scenario, in the order `npm run bench` runs them. A new one is a module plus a line here. */
@@ -16,6 +17,7 @@ export const SCENARIOS: readonly Scenario[] = [
   burstScenario,
   e2eScenario,
   processesScenario,
+  replicasScenario,
   latencyScenario,
   isolationScenario,
   isolation3of4Scenario,
