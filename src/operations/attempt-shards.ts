@@ -15,8 +15,9 @@ import type { Logger } from '../observability/logger';
  * partition by describing the group, and passes it the queries for that partition.
  *
  * The group only shares the partitions out: its consumer never fetches (every partition it is
- * given is paused) and never commits. Its assignment is sticky (see the protocols below). Each member reads its share with a follower of its own,
- * from the attempt index's window (attempt-index.ts).
+ * given is paused) and never commits. Its assignment is sticky (see the protocols below). Each
+ * member reads its share with a follower of its own, from the attempt index's window
+ * (attempt-index.ts).
  */
 
 /**
