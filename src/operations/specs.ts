@@ -90,7 +90,7 @@ export const OPERATIONS_ROUTES = {
           description:
             'The schema registry did not answer while the attempts were decoded (registry_unavailable), or, with ' +
             'HOOKLINE_WORKERS > 1, the child keeping the attempt index is restarting (attempt_index_unavailable); try again. ' +
-            'With HOOKLINE_ATTEMPT_INDEX=shared, the attempts asked for are being read again or are moving between ' +
+            'With HOOKLINE_ATTEMPT_INDEX=shared, the attempts asked for are being read (a share new to this process) or are moving between ' +
             'processes, or the process keeping them did not answer (attempt_index_unavailable); try again. ' +
             'A process started with HOOKLINE_ATTEMPT_INDEX=false keeps no index (attempt_index_off): ask one that does.',
         },
