@@ -3,7 +3,9 @@ import type { AvroCodec } from '../avro/codec';
 import type { Clock } from '../core/clock';
 import { decodeAttempt } from '../records/delivery-attempt';
 import type { Logger } from '../observability/logger';
-import { AttemptLog } from './attempt-log';
+import { AttemptLog, type AttemptSource } from './attempt-log';
+import { AttemptIndexUnavailableError } from './errors';
+import { errorMessage } from '../core/errors';
 import { startFollower, type FollowedRecord } from '../kafka/follower';
 
 export interface AttemptIndexOptions {
@@ -102,4 +104,22 @@ function keep(log: AttemptLog, record: FollowedRecord, logger: Logger): void {
   }
   // The client's value is a view of the whole fetch response: the log copies the bytes it keeps.
   log.addRecord(key.toString('utf8'), value);
+}
+
+/**
+ * The index's log, answering 503 `attempt_index_unavailable` until it read its window at start:
+ * it reads the oldest attempts first, so an answer before that would lack the newest.
+ */
+export function answeredOnceRead(index: AttemptIndex): AttemptSource {
+  let unread: string | undefined = 'the attempt index is still reading the attempts of its window';
+  index.whenCaughtUp().then(
+    () => (unread = undefined),
+    (err: unknown) => (unread = `the attempt index stopped reading: ${errorMessage(err)}`),
+  );
+  return {
+    find: (destinationId, query) =>
+      unread === undefined
+        ? index.log.find(destinationId, query)
+        : Promise.reject(new AttemptIndexUnavailableError(unread)),
+  };
 }

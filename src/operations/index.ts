@@ -7,7 +7,7 @@ import type { BatchingProducer } from '../kafka/batching-producer';
 import type { Logger } from '../observability/logger';
 import type { CatalogView } from '../records/catalog-model';
 import type { EventCodec } from '../records/event';
-import { startAttemptIndex } from './attempt-index';
+import { answeredOnceRead, startAttemptIndex } from './attempt-index';
 import type { AttemptLog, AttemptSource } from './attempt-log';
 import { startSharedAttemptIndex } from './shared-attempts';
 import { startDlqIndex, type DlqIndex } from './dlq-index';
@@ -205,5 +205,5 @@ async function startAttemptIndexHere(
     return startSharedAttemptIndex({ ...indexOptions, ...options.shared });
   }
   const index = await startAttemptIndex(indexOptions);
-  return { source: index.log, log: index.log, stop: index.stop };
+  return { source: answeredOnceRead(index), log: index.log, stop: index.stop };
 }

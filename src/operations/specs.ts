@@ -88,7 +88,8 @@ export const OPERATIONS_ROUTES = {
         404: { description: 'Unknown destination with no recorded attempts (destination_not_found).' },
         503: {
           description:
-            'The schema registry did not answer while the attempts were decoded (registry_unavailable), or, with ' +
+            'The schema registry did not answer while the attempts were decoded (registry_unavailable), or the ' +
+            'attempt index is still reading the attempts of its window after a start (attempt_index_unavailable), or, with ' +
             'HOOKLINE_WORKERS > 1, the child keeping the attempt index is restarting (attempt_index_unavailable); try again. ' +
             'With HOOKLINE_ATTEMPT_INDEX=shared, the attempts asked for are being read (a share new to this process) or are moving between ' +
             'processes, or the process keeping them did not answer (attempt_index_unavailable); try again. ' +
