@@ -63,3 +63,21 @@ export function formatMachineUse(use: MachineUse | undefined): string {
   if (!use) return 'machine CPU: not measured (no /proc/stat)';
   return `machine ${(use.busy * 100).toFixed(0)}% busy (${use.cores} cores), ${use.busyUsPer.toFixed(0)} µs CPU per event, all processes`;
 }
+
+/**
+ * Runs `deliver` and what it cost per delivered event: the CPU of the processes `cpuSeconds`
+ * counts (µs), and the whole machine's use.
+ */
+export async function costPerDelivered<T extends { delivered: number }>(
+  cpuSeconds: () => number,
+  deliver: () => Promise<T>,
+): Promise<{ run: T; cpuUs: number; machine: MachineUse | undefined }> {
+  const cpuBefore = cpuSeconds();
+  const machineBefore = machineCpu();
+  const run = await deliver();
+  return {
+    run,
+    cpuUs: ((cpuSeconds() - cpuBefore) * 1_000_000) / Math.max(1, run.delivered),
+    machine: machineUseSince(machineBefore, run.delivered),
+  };
+}

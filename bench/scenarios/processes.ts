@@ -2,7 +2,7 @@ import { loadavg } from 'node:os';
 import { connectAvro } from '../../src/avro/connect';
 import { createLogger } from '../../src/observability/logger';
 import { EventCodec } from '../../src/records/event';
-import { formatMachineUse, machineCpu, machineUseSince, type MachineUse } from '../lib/machine-cpu';
+import { costPerDelivered, formatMachineUse, type MachineUse } from '../lib/machine-cpu';
 import { deliverAndWait, warmUpToSteadyState } from '../lib/pipeline';
 import { rawCeilingRound, warmRawCeiling, type RawCeilingOptions } from '../lib/raw-ceiling';
 import { benchKafka, rawProducer } from '../lib/raw-kafka';
@@ -84,25 +84,19 @@ export const processesScenario: Scenario = {
         const rounds: Round[] = [];
         for (let round = 1; round <= ROUNDS; round++) {
           const raw = await rawCeilingRound(rawOptions, round);
-          const cpuBefore = app.cpuSeconds();
-          const machineBefore = machineCpu();
-          const run = await deliverAndWait(ctx, app, {
-            writeKey: source.writeKey,
-            receiverIds,
-            events,
-            label: `procs${workers}-${round}`,
-            timeoutMs: DELIVERY_TIMEOUT_MS,
-          });
+          const { run, cpuUs, machine } = await costPerDelivered(app.cpuSeconds, () =>
+            deliverAndWait(ctx, app, {
+              writeKey: source.writeKey,
+              receiverIds,
+              events,
+              label: `procs${workers}-${round}`,
+              timeoutMs: DELIVERY_TIMEOUT_MS,
+            }),
+          );
           if (!run.complete)
             notes.push(`INCOMPLETE (${workers} process(es), round ${round}): ${run.delivered}/${events}`);
           const delivered = perSecond(run.delivered, run.elapsedMs);
-          rounds.push({
-            ratio: delivered / raw.ceiling,
-            delivered,
-            ceiling: raw.ceiling,
-            cpuUs: ((app.cpuSeconds() - cpuBefore) * 1_000_000) / Math.max(1, run.delivered),
-            machine: machineUseSince(machineBefore, run.delivered),
-          });
+          rounds.push({ ratio: delivered / raw.ceiling, delivered, ceiling: raw.ceiling, cpuUs, machine });
           ctx.log(
             `processes: ${workers} process(es), round ${round}: raw ceiling ${Math.round(raw.ceiling)}/s, delivered ${Math.round(delivered)}/s`,
           );

@@ -1,4 +1,4 @@
-import { formatMachineUse, machineCpu, machineUseSince, type MachineUse } from '../lib/machine-cpu';
+import { costPerDelivered, formatMachineUse, type MachineUse } from '../lib/machine-cpu';
 import { deliverAndWait, warmUpToSteadyState } from '../lib/pipeline';
 import { scaled, type Figure, type Scenario } from '../lib/scenario';
 import { buildDist, startSpawnedApp, type SpawnedApp } from '../lib/spawned-app';
@@ -64,13 +64,14 @@ export const replicasScenario: Scenario = {
         const cpuSeconds = () => apps.reduce((s, a) => s + a.cpuSeconds(), 0);
         const rounds: Round[] = [];
         for (let round = 1; round <= ROUNDS; round++) {
-          const cpuBefore = cpuSeconds();
-          const machineBefore = machineCpu();
-          const done = await deliverAndWait(ctx, first, { ...run, label: `replicas-${mode}-${round}` });
+          const cost = await costPerDelivered(cpuSeconds, () =>
+            deliverAndWait(ctx, first, { ...run, label: `replicas-${mode}-${round}` }),
+          );
+          const { delivered, elapsedMs } = cost.run;
           rounds.push({
-            delivered: perSecond(done.delivered, done.elapsedMs),
-            cpuUs: ((cpuSeconds() - cpuBefore) * 1_000_000) / Math.max(1, done.delivered),
-            machine: machineUseSince(machineBefore, done.delivered),
+            delivered: perSecond(delivered, elapsedMs),
+            cpuUs: cost.cpuUs,
+            machine: cost.machine,
           });
           ctx.log(
             `replicas: ${mode}, round ${round}: ${Math.round(rounds.at(-1)!.delivered)}/s, ${rounds.at(-1)!.cpuUs.toFixed(1)} µs/event`,
