@@ -9,6 +9,7 @@ import { serialisePayload } from '../../src/routing/payload';
 import { createAddressPolicy } from '../../src/security/address-policy';
 import { LOOPBACK_NETWORKS } from '../../test/support/app';
 import { BENCH_PARTITIONS } from './app';
+import { formatMachineUse, type MachineUse } from './machine-cpu';
 import type { DeliveryRun } from './pipeline';
 import type { RawCeiling } from './raw-ceiling';
 import type { Figure } from './scenario';
@@ -164,12 +165,12 @@ function mandatedRelay(options: E2eFloorOptions): Relay {
 }
 
 /**
- * A floor's figures: its rate ÷ the raw ceiling (median of the rounds, with its CPU per event in
- * the median round), ÷ the compiled client's ceiling, and Hookline's rate ÷ its, round by round.
+ * A floor's figures: its rate ÷ the raw ceiling (median of the rounds, with its CPU per event and
+ * the machine's in the median round), ÷ the compiled client's ceiling, and Hookline's rate ÷ its, round by round.
  */
 export function floorFigures(
   name: string,
-  rounds: { floor: DeliveryRun; raw: RawCeiling; delivered: number }[],
+  rounds: { floor: DeliveryRun; machine: MachineUse | undefined; raw: RawCeiling; delivered: number }[],
   options: { compiledCeiling: number | undefined; failedPosts: number },
 ): Figure[] {
   const ratios = rounds.map((r) => floorRate(r.floor) / r.raw.ceiling);
@@ -181,7 +182,7 @@ export function floorFigures(
       label: `${name} ÷ raw ceiling`,
       value: median(ratios),
       unit: '×',
-      detail: `lib/e2e-floor.ts, median of ${rounds.length} rounds: ${list(ratios)}; ${usPerItem(mid.floor.appCpuMs, mid.floor.delivered).toFixed(1)} µs CPU/event${options.failedPosts > 0 ? `; ${options.failedPosts} POSTs failed` : ''}`,
+      detail: `lib/e2e-floor.ts, median of ${rounds.length} rounds: ${list(ratios)}; ${usPerItem(mid.floor.appCpuMs, mid.floor.delivered).toFixed(1)} µs CPU/event; ${formatMachineUse(mid.machine)}${options.failedPosts > 0 ? `; ${options.failedPosts} POSTs failed` : ''}`,
     },
     ...(options.compiledCeiling !== undefined
       ? [

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
+import { formatSplit, processCpuMs, spentPer, type ProcessKind } from './process-cpu';
 
 /**
  * The whole machine's CPU time (Linux /proc/stat, every process: Hookline, the broker, the schema
@@ -9,19 +10,23 @@ import { cpus } from 'node:os';
 export interface MachineCpu {
   busyMs: number;
   idleMs: number;
+  /** CPU ms of each kind of process (process-cpu.ts); Hooklines of their own are `hooklinePids`. */
+  byProcess?: Map<ProcessKind, number>;
+  hooklinePids?: readonly number[];
 }
 
 /** /proc/stat's first line is in USER_HZ, which Linux fixes at 100 per second for user space. */
 const TICK_MS = 10;
 
-export function machineCpu(): MachineCpu | undefined {
+export function machineCpu(options: { hooklinePids?: readonly number[] } = {}): MachineCpu | undefined {
   let text: string;
   try {
     text = readFileSync('/proc/stat', 'utf8');
   } catch {
     return undefined; // not Linux
   }
-  return parseProcStat(text);
+  const machine = parseProcStat(text);
+  return machine && { ...machine, byProcess: processCpuMs(options), ...options };
 }
 
 /**
@@ -44,11 +49,13 @@ export interface MachineUse {
   /** Busy CPU µs of the whole machine per unit of work (e.g. per delivered event). */
   busyUsPer: number;
   cores: number;
+  /** µs per unit of work of each kind of process (this one, Hookline's, the harness, the broker…). */
+  byProcessUsPer?: Map<ProcessKind, number>;
 }
 
 /** What the machine spent between `before` (a machineCpu() reading) and now, over `units` of work. */
 export function machineUseSince(before: MachineCpu | undefined, units: number): MachineUse | undefined {
-  const now = machineCpu();
+  const now = machineCpu(before?.hooklinePids ? { hooklinePids: before.hooklinePids } : {});
   if (!before || !now) return undefined;
   const busyMs = now.busyMs - before.busyMs;
   const totalMs = busyMs + now.idleMs - before.idleMs;
@@ -56,12 +63,15 @@ export function machineUseSince(before: MachineCpu | undefined, units: number): 
     busy: totalMs > 0 ? busyMs / totalMs : 0,
     busyUsPer: (busyMs * 1_000) / Math.max(1, units),
     cores: cpus().length,
+    ...(before.byProcess &&
+      now.byProcess && { byProcessUsPer: spentPer(before.byProcess, now.byProcess, units) }),
   };
 }
 
 export function formatMachineUse(use: MachineUse | undefined): string {
   if (!use) return 'machine CPU: not measured (no /proc/stat)';
-  return `machine ${(use.busy * 100).toFixed(0)}% busy (${use.cores} cores), ${use.busyUsPer.toFixed(0)} µs CPU per event, all processes`;
+  const split = use.byProcessUsPer && formatSplit(use.byProcessUsPer);
+  return `machine ${(use.busy * 100).toFixed(0)}% busy (${use.cores} cores), ${use.busyUsPer.toFixed(0)} µs CPU per event, all processes${split ? ` (${split})` : ''}`;
 }
 
 /**
@@ -71,9 +81,10 @@ export function formatMachineUse(use: MachineUse | undefined): string {
 export async function costPerDelivered<T extends { delivered: number }>(
   cpuSeconds: () => number,
   deliver: () => Promise<T>,
+  options: { hooklinePids?: readonly number[] } = {},
 ): Promise<{ run: T; cpuUs: number; machine: MachineUse | undefined }> {
   const cpuBefore = cpuSeconds();
-  const machineBefore = machineCpu();
+  const machineBefore = machineCpu(options);
   const run = await deliver();
   return {
     run,

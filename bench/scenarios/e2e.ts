@@ -43,8 +43,9 @@ interface Round {
   machine: MachineUse | undefined;
   /** Garbage-collection pauses of this process over Hookline's run, µs per delivered event. */
   gcUs: number;
-  /** The same run through each end-to-end floor (lib/e2e-floor.ts). */
+  /** The same run through each end-to-end floor (lib/e2e-floor.ts), and the machine's CPU over it. */
   floors: Record<E2eFloorKind, DeliveryRun>;
+  floorMachines: Record<E2eFloorKind, MachineUse | undefined>;
 }
 
 /**
@@ -117,13 +118,16 @@ export const e2eScenario: Scenario = {
         // --profile and the stage timeline: the last round (the floor's profile too).
         const last = round === ROUNDS;
         const floorRuns = {} as Record<E2eFloorKind, DeliveryRun>;
+        const floorMachines = {} as Record<E2eFloorKind, MachineUse | undefined>;
         const floorProfile: string[] = [];
         for (const floor of floors) {
           const profiler = ctx.profile && last ? await startProfiler(ctx.resultsDir) : undefined;
+          const floorMachineBefore = machineCpu();
           floorRuns[floor.kind] = await deliverAndWait(ctx, floor, {
             ...runOptions,
             label: `floor-${floor.kind}-${round}`,
           });
+          floorMachines[floor.kind] = machineUseSince(floorMachineBefore, floorRuns[floor.kind].delivered);
           if (profiler)
             floorProfile.push(
               ...formatSummary(
@@ -161,7 +165,17 @@ export const e2eScenario: Scenario = {
         const delivered = perSecond(run.delivered, run.elapsedMs);
         const hooklineCpu = usPerItem(run.appCpuMs, run.delivered);
         const machine = machineUseSince(machineBefore, run.delivered);
-        rounds.push({ raw, run, rawCpu, delivered, hooklineCpu, machine, gcUs, floors: floorRuns });
+        rounds.push({
+          raw,
+          run,
+          rawCpu,
+          delivered,
+          hooklineCpu,
+          machine,
+          gcUs,
+          floors: floorRuns,
+          floorMachines,
+        });
         ctx.log(
           `e2e round ${round}: raw Kafka produce+consume ${Math.round(raw.kafkaCeiling)}/s, raw POST ${Math.round(raw.httpCeiling)}/s, ${rawCpu.toFixed(1)} µs/event; floors ${FLOORS.map(([k]) => `${k} ${Math.round(floorRate(floorRuns[k]))}/s`).join(', ')}; Hookline delivered ${Math.round(delivered)}/s, ${hooklineCpu.toFixed(1)} µs/event`,
         );
@@ -226,7 +240,12 @@ export const e2eScenario: Scenario = {
           ...FLOORS.flatMap(([kind, name]) =>
             floorFigures(
               name,
-              rounds.map((r) => ({ floor: r.floors[kind], raw: r.raw, delivered: r.delivered })),
+              rounds.map((r) => ({
+                floor: r.floors[kind],
+                machine: r.floorMachines[kind],
+                raw: r.raw,
+                delivered: r.delivered,
+              })),
               {
                 compiledCeiling: compiled.ok ? compiled.ceiling.requestsPerSecond : undefined,
                 failedPosts: floors.find((f) => f.kind === kind)?.failedPosts ?? 0,

@@ -84,14 +84,17 @@ export const processesScenario: Scenario = {
         const rounds: Round[] = [];
         for (let round = 1; round <= ROUNDS; round++) {
           const raw = await rawCeilingRound(rawOptions, round);
-          const { run, cpuUs, machine } = await costPerDelivered(app.cpuSeconds, () =>
-            deliverAndWait(ctx, app, {
-              writeKey: source.writeKey,
-              receiverIds,
-              events,
-              label: `procs${workers}-${round}`,
-              timeoutMs: DELIVERY_TIMEOUT_MS,
-            }),
+          const { run, cpuUs, machine } = await costPerDelivered(
+            app.cpuSeconds,
+            () =>
+              deliverAndWait(ctx, app, {
+                writeKey: source.writeKey,
+                receiverIds,
+                events,
+                label: `procs${workers}-${round}`,
+                timeoutMs: DELIVERY_TIMEOUT_MS,
+              }),
+            { hooklinePids: [app.pid] },
           );
           if (!run.complete)
             notes.push(`INCOMPLETE (${workers} process(es), round ${round}): ${run.delivered}/${events}`);

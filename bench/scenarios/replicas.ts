@@ -64,8 +64,10 @@ export const replicasScenario: Scenario = {
         const cpuSeconds = () => apps.reduce((s, a) => s + a.cpuSeconds(), 0);
         const rounds: Round[] = [];
         for (let round = 1; round <= ROUNDS; round++) {
-          const cost = await costPerDelivered(cpuSeconds, () =>
-            deliverAndWait(ctx, first, { ...run, label: `replicas-${mode}-${round}` }),
+          const cost = await costPerDelivered(
+            cpuSeconds,
+            () => deliverAndWait(ctx, first, { ...run, label: `replicas-${mode}-${round}` }),
+            { hooklinePids: apps.map((a) => a.pid) },
           );
           const { delivered, elapsedMs } = cost.run;
           rounds.push({
