@@ -8,6 +8,7 @@ import { takeOverPoint } from './committed';
 import { PartitionOffsets } from './offset-tracker';
 import { HANDOVER_GRACE_MS, PartitionTrackers, partitionOf, takeOverTracker } from './handover';
 import { Committer } from './committer';
+import { restartAfterCrashes, type CrashRestart } from './crash-restart';
 import { groupTimings } from './group-timings';
 import { handleMessage } from './handle-message';
 import { GroupView } from './group-view';
@@ -41,6 +42,7 @@ export class ConcurrentConsumer {
   private committing: Promise<void> = Promise.resolve();
   private stopping = false;
   private readonly resumeTimers = new Set<NodeJS.Timeout>();
+  private readonly crashRestart: CrashRestart;
   /** Per partition and key, messages one after another (keyOrdered). */
   private readonly keyChains = new KeyChains();
   private readonly clock: Clock;
@@ -81,6 +83,15 @@ export class ConcurrentConsumer {
     this.admin = options.admin ?? options.kafka.admin();
     this.group = new GroupView(this.admin, options.groupId);
     this.consumer.on(this.consumer.events.REBALANCING, () => void this.commit()); // before it moves
+    // A crash kafkajs does not restart from: rejoin as its own restart would, as a new member
+    // whose partitions are taken over (its trackers adopted where they are still its).
+    this.crashRestart = restartAfterCrashes({
+      consumer: this.consumer,
+      stopping: () => this.stopping,
+      run: () => this.runConsumer(),
+      context: { groupId: options.groupId },
+      logger: options.logger,
+    });
     this.consumer.on(this.consumer.events.CRASH, (event) => {
       this.outOfGroup = true;
       // kafkajs asked restartOnFailure before this consumer began to stop, and arms its restart
@@ -121,12 +132,7 @@ export class ConcurrentConsumer {
       if (!this.options.admin) await this.admin.connect();
       await this.consumer.connect();
       await this.consumer.subscribe({ topics, fromBeginning });
-      await this.consumer.run({
-        autoCommit: false,
-        eachBatchAutoResolve: false,
-        partitionsConsumedConcurrently: 8,
-        eachBatch: (payload) => this.onBatch(payload),
-      });
+      await this.runConsumer();
     } catch (err) {
       // Start-up may run again in this process (start-up.ts): leave no client connected behind.
       this.stopping = true;
@@ -144,6 +150,16 @@ export class ConcurrentConsumer {
         logger: this.options.logger,
       });
     }
+  }
+
+  /** Runs the kafkajs consumer (at start, and again after a crash: crash-restart.ts). */
+  private runConsumer(): Promise<void> {
+    return this.consumer.run({
+      autoCommit: false,
+      eachBatchAutoResolve: false,
+      partitionsConsumedConcurrently: 8,
+      eachBatch: (payload) => this.onBatch(payload),
+    });
   }
 
   private async onBatch({
@@ -303,6 +319,7 @@ export class ConcurrentConsumer {
     if (this.stopping) return;
     this.stopping = true;
     this.inFlight.wakeAll();
+    this.crashRestart.cancel();
     for (const timer of this.resumeTimers) clearTimeout(timer);
     this.resumeTimers.clear();
     try {

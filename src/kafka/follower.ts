@@ -6,6 +6,7 @@ import type { Logger } from '../observability/logger';
 import { PartitionCursors, readRanges, type PartitionRange } from './positions';
 import { retryTransient } from '../core/backoff';
 import { isRetriableKafkaError } from './client';
+import { restartAfterCrashes } from './crash-restart';
 
 /** One record as a follower hands it over. */
 export interface FollowedRecord {
@@ -58,7 +59,10 @@ export interface Follower {
   caughtUp(): boolean;
   /** Per partition, the offset of the next record it would hand over (see `startAt`). */
   nextOffsets(): Map<number, string>;
-  /** False once the follower failed (its consumer crashed for good, or its handler threw) or was stopped. */
+  /**
+   * False once the follower failed (its handler threw) or was stopped. A crash of its consumer is
+   * not a failure: kafkajs, or crash-restart.ts, restarts it where its cursors are.
+   */
   following(): boolean;
   /** Resolves once caught up; rejects if the follower failed or was stopped before. */
   whenCaughtUp(): Promise<void>;
@@ -130,15 +134,38 @@ export async function startFollower(options: FollowerOptions): Promise<Follower>
     allowAutoTopicCreation: false,
   });
   consumer.on(consumer.events.CRASH, ({ payload }) => {
-    logger.error({ err: payload.error, restart: payload.restart }, 'follower consumer crashed');
-    if (!payload.restart) fail(new Error(`consumer of ${topic} crashed: ${errorMessage(payload.error)}`));
+    // One kafkajs restarts itself (its retries ran out: Kafka away); another is restarted below.
+    if (payload.restart)
+      logger.error({ err: payload.error }, 'follower consumer crashed; kafkajs restarts it');
   });
   const pause = (partitions: number[]) => consumer.pause([{ topic, partitions }]);
+  // At every join (the start, and each restart after a crash) the group is new to kafkajs: private,
+  // it never commits, so kafkajs would read from the log start again, and it forgot the pauses.
+  // Go on where the cursors are instead, and pause what this follower does not read. A fetch from
+  // the beginning that races these seeks is harmless: the cursors drop what it repeats.
+  consumer.on(consumer.events.GROUP_JOIN, () => {
+    if (failure) return pause(ranges.map((r) => r.partition)); // stopped by its handler: reads no more
+    if (only) {
+      const others = allWatermarks.map((w) => w.partition).filter((p) => !only.has(p));
+      if (others.length > 0) pause(others);
+    }
+    const next = cursors.nextOffsets();
+    for (const r of ranges) {
+      if (bounded && cursors.finished(r.partition)) pause([r.partition]);
+      else consumer.seek({ topic, partition: r.partition, offset: next.get(r.partition) ?? r.start });
+    }
+  });
+  let stopped = false;
+  const crashRestart = restartAfterCrashes({
+    consumer,
+    stopping: () => stopped,
+    run,
+    context: { topic, groupId },
+    logger,
+  });
 
-  await consumer.connect();
-  try {
-    await consumer.subscribe({ topic, fromBeginning: true });
-    await consumer.run({
+  function run(): Promise<void> {
+    return consumer.run({
       autoCommit: false,
       eachBatch: async ({ batch, heartbeat, isRunning, isStale }) => {
         if (failure || !isRunning() || isStale()) return;
@@ -174,24 +201,19 @@ export async function startFollower(options: FollowerOptions): Promise<Follower>
         await heartbeat();
       },
     });
-    // The group is private and never commits: start each partition where its range starts. A
-    // fetch from the beginning that races this seek is harmless: the cursors drop what it repeats.
-    if (only) {
-      const others = allWatermarks.map((w) => w.partition).filter((p) => !only.has(p));
-      if (others.length > 0) pause(others);
-    }
-    for (const r of ranges) {
-      if (bounded && r.start === r.end) pause([r.partition]);
-      else if (sinceMs !== undefined || startAt?.has(r.partition))
-        consumer.seek({ topic, partition: r.partition, offset: r.start });
-    }
+  }
+
+  await consumer.connect();
+  try {
+    await consumer.subscribe({ topic, fromBeginning: true });
+    await run();
   } catch (err) {
+    stopped = true;
     await consumer.disconnect();
     throw err;
   }
   logger.debug({ ranges }, 'follower started');
 
-  let stopped = false;
   return {
     groupId,
     ranges,
@@ -211,6 +233,7 @@ export async function startFollower(options: FollowerOptions): Promise<Follower>
     stop: async () => {
       if (stopped) return;
       stopped = true;
+      crashRestart.cancel();
       fail(new Error(`the follower of ${topic} was stopped`));
       await consumer.disconnect();
     },

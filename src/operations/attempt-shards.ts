@@ -2,6 +2,7 @@ import type { Admin, Consumer, GroupDescription, Kafka, PartitionAssigner } from
 import { AssignerProtocol, PartitionAssigners } from '../kafka/kafkajs';
 import type { Clock } from '../core/clock';
 import { errorMessage } from '../core/errors';
+import { restartAfterCrashes } from '../kafka/crash-restart';
 import { FETCH_WAIT_MS } from '../kafka/follower';
 import { groupTimings } from '../kafka/group-timings';
 import { advertisedUrlOf, stickyAssigner } from '../kafka/sticky-assigner';
@@ -143,14 +144,27 @@ export async function joinAttemptShards(options: AttemptShardsOptions): Promise<
     options.onAssigned(partitions);
   });
   consumer.on(consumer.events.CRASH, ({ payload }) => {
-    logger.error({ err: payload.error, restart: payload.restart }, 'attempt shards consumer crashed');
+    // One kafkajs restarts itself (its retries ran out: Kafka away); another is restarted below.
+    if (payload.restart)
+      logger.error({ err: payload.error }, 'attempt shards consumer crashed; kafkajs restarts it');
+  });
+  let stopped = false;
+  const run = () => consumer.run({ autoCommit: false, eachBatch: async () => {} });
+  // A crash kafkajs does not restart from: join again (the GROUP_JOIN above pauses what it gets).
+  const crashRestart = restartAfterCrashes({
+    consumer,
+    stopping: () => stopped,
+    run,
+    context: { groupId },
+    logger,
   });
 
   await consumer.connect();
   try {
     await consumer.subscribe({ topic, fromBeginning: false });
-    await consumer.run({ autoCommit: false, eachBatch: async () => {} });
+    await run();
   } catch (err) {
+    stopped = true;
     await consumer.disconnect();
     throw err;
   }
@@ -175,6 +189,10 @@ export async function joinAttemptShards(options: AttemptShardsOptions): Promise<
       }
       return owners?.map.get(partition);
     },
-    stop: () => consumer.disconnect(),
+    stop: () => {
+      stopped = true;
+      crashRestart.cancel();
+      return consumer.disconnect();
+    },
   };
 }

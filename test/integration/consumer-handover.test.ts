@@ -28,9 +28,20 @@ describe('ConcurrentConsumer: handing a partition over at a rebalance', () => {
     try {
       return await wait;
     } catch (err) {
-      console.error(`the members' last log lines:\n${logLines.slice(-150).join('')}`);
+      console.error(`the members' last log lines:\n${collapsed(logLines).slice(-150).join('\n')}`);
       throw err;
     }
+  }
+  /** The lines, a run of the same line (but its time) written once with its count: a retry loop hides nothing. */
+  function collapsed(lines: string[]): string[] {
+    const out: { line: string; key: string; count: number }[] = [];
+    for (const line of lines) {
+      const key = line.replace(/"time":"[^"]*",/, '');
+      const last = out[out.length - 1];
+      if (last?.key === key) last.count++;
+      else out.push({ line: line.trimEnd(), key, count: 1 });
+    }
+    return out.map(({ line, count }) => (count > 1 ? `${line} (×${count}, the first shown)` : line));
   }
 
   async function send(topic: string, messages: { partition: number; value: string }[]): Promise<void> {

@@ -1,3 +1,4 @@
+import type { Consumer } from 'kafkajs';
 import { producerSettings } from '../../src/kafka/client';
 import { decodeHoles } from '../../src/kafka/commit-holes';
 import { ConcurrentConsumer, type ConsumedMessage } from '../../src/kafka/consumer';
@@ -262,5 +263,40 @@ describe('ConcurrentConsumer', () => {
     setTimeout(release, 200);
     await expect(stopped).resolves.toBeUndefined();
     expect(finished).toBe(true); // drained before it returned
+  });
+
+  it('restarts its kafkajs consumer after a crash kafkajs does not restart from', async () => {
+    const topic = await topicWith([{ key: 'k', value: 'first' }]);
+    const handled: string[] = [];
+    const consumer = await start(
+      topic,
+      async ({ message }) => void handled.push(message.value!.toString()),
+      false,
+    );
+    await eventually(() => handled.length === 1 || undefined, { what: 'the first message' });
+    const inner = (consumer as unknown as { consumer: Consumer }).consumer;
+    const restarts: boolean[] = [];
+    inner.on(inner.events.CRASH, ({ payload }) => void restarts.push(payload.restart));
+    // A TypeError inside kafkajs's fetch loop, as its fetch racing a rebalance throws one: kafkajs
+    // counts it unrecoverable and leaves its consumer stopped (no restart of its own).
+    let armed = true;
+    const disarm = inner.on(inner.events.FETCH_START, () => {
+      if (!armed) return;
+      armed = false;
+      throw new TypeError('a bug inside the fetch loop');
+    });
+    await eventually(() => restarts.length === 1 || undefined, { what: 'the crash' });
+    disarm();
+    expect(restarts).toEqual([false]);
+
+    const producer = kafka.producer(producerSettings());
+    await producer.connect();
+    await producer.send({ topic, acks: -1, messages: [{ key: 'k', value: 'second' }] });
+    await producer.disconnect();
+    await eventually(() => handled.length === 2 || undefined, {
+      what: 'a message sent after the crash',
+      timeoutMs: 20_000,
+    });
+    expect(handled).toEqual(['first', 'second']); // the restarted member went on from the commit
   });
 });
