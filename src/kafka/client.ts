@@ -48,7 +48,14 @@ export function applyKafkajsFixes(): void {
   fixRunnerStop();
 }
 
-/** A kafkajs client whose logs go through pino (as `component: kafkajs`), with `applyKafkajsFixes`. */
+/**
+ * A kafkajs client whose logs go through pino (as `component: kafkajs`), with `applyKafkajsFixes`.
+ * One per process (compose.ts), with one member of each consumer group: kafkajs keeps a group's
+ * committed offsets in the client, shared by its consumers, and a member whose new assignment
+ * lacks a topic deletes that topic's there under another member of the client still reading it
+ * (a TypeError inside kafkajs's OffsetManager.resolveOffsets). Members of one group side by side
+ * need a client each, as processes have.
+ */
 export function createKafka(options: KafkaClientOptions): Kafka {
   applyKafkajsFixes();
   const log = options.logger.child({ component: 'kafkajs' });

@@ -14,7 +14,7 @@ import { eventually } from '../support/eventually';
  * starts after that work instead of doing it again.
  */
 describe('ConcurrentConsumer: handing a partition over at a rebalance', () => {
-  const { kafka, admin, consumers } = consumerSuite('handover-test');
+  const { kafka, memberKafka, admin, consumers } = consumerSuite('handover-test');
   /** The members' own log lines (debug), shown when a wait of the test times out. */
   const logLines: string[] = [];
   const memberLogger = (name: string) =>
@@ -96,7 +96,7 @@ describe('ConcurrentConsumer: handing a partition over at a rebalance', () => {
     const handled: string[] = [];
     const member = (memberName: string) => {
       const consumer = new ConcurrentConsumer({
-        kafka,
+        kafka: memberKafka(), // a process of its own (see consumerSuite)
         admin,
         groupId,
         topics: [topic],

@@ -15,7 +15,7 @@ import { eventually } from '../support/eventually';
  * new owner does not wait for a release from a member no longer in the group.
  */
 describe('ConcurrentConsumer: taking over a partition whose previous owner delivered work it did not commit', () => {
-  const { kafka, admin, consumers } = consumerSuite('takeover-delivered-test');
+  const { kafka, memberKafka, admin, consumers } = consumerSuite('takeover-delivered-test');
 
   /** A work topic of `partitions`, an attempts topic beside it, and a connected producer. */
   async function topicsWithProducer(topic: string, partitions: number) {
@@ -52,7 +52,7 @@ describe('ConcurrentConsumer: taking over a partition whose previous owner deliv
     const handled: string[] = [];
     const member = (name: string, handle: (offset: string) => Promise<void>) => {
       const consumer = new ConcurrentConsumer({
-        kafka,
+        kafka: memberKafka(), // a process of its own (see consumerSuite)
         admin,
         groupId,
         topics: [topic],
