@@ -3,6 +3,7 @@ import type { Admin, Consumer, EachBatchPayload } from 'kafkajs';
 import { systemClock, type Clock } from '../core/clock';
 import { sleep } from '../core/backoff';
 import { errorMessage } from '../core/errors';
+import { FailureStreak } from '../core/failure-streak';
 import { startLagMonitor } from './lag';
 import { takeOverPoint } from './committed';
 import { PartitionOffsets } from './offset-tracker';
@@ -24,6 +25,9 @@ export type {
   MessageHandler,
 } from './consumer-options';
 
+/** While commits keep failing, one warning per this long (each tells how many failed). */
+const COMMIT_WARNING_EVERY_MS = 10_000;
+
 /**
  * A consumer that works on many messages at once (no head-of-line blocking: a slow message does
  * not hold back the ones after it) and commits per partition one past the last message done, the
@@ -43,6 +47,8 @@ export class ConcurrentConsumer {
   private stopping = false;
   private readonly resumeTimers = new Set<NodeJS.Timeout>();
   private readonly crashRestart: CrashRestart;
+  /** Failed commits: told once, then every COMMIT_WARNING_EVERY_MS while they go on failing. */
+  private readonly commitFailures = new FailureStreak(COMMIT_WARNING_EVERY_MS);
   /** Per partition and key, messages one after another (keyOrdered). */
   private readonly keyChains = new KeyChains();
   private readonly clock: Clock;
@@ -299,16 +305,25 @@ export class ConcurrentConsumer {
       try {
         if (await this.committer.commit(commits)) {
           this.partitions.committed(commits);
+          const streak = this.commitFailures.succeeded();
+          if (streak !== undefined)
+            this.options.logger.info(
+              { groupId: this.options.groupId, failedCommits: streak },
+              'offset commits accepted again',
+            );
           for (const c of commits)
             if (c.release)
               this.options.logger.debug({ key: c.key, offset: c.commit.offset }, 'partition released');
         } else this.commitSoon(); // kafkajs was not running yet (a join at its start): again shortly
       } catch (err) {
-        // A rebalance in progress, typically; the next commit carries the same offsets.
-        this.options.logger.warn(
-          { err: errorMessage(err), groupId: this.options.groupId },
-          'offset commit failed',
-        );
+        // A rebalance in progress, typically, or Kafka away; the next commit carries the same
+        // offsets. Retried every commit interval: the first failure is told, then one line a while.
+        const failedCommits = this.commitFailures.failed(this.clock.now());
+        if (failedCommits !== undefined)
+          this.options.logger.warn(
+            { err: errorMessage(err), groupId: this.options.groupId, failedCommits },
+            'offset commit failed',
+          );
       }
     });
     return this.committing;
