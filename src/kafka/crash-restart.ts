@@ -55,6 +55,7 @@ export function restartAfterCrashes(options: CrashRestartOptions): CrashRestart 
       timers.delete(timer);
       void restart(failures);
     }, delayMs);
+    timer.unref(); // a process is kept open by what it serves, not by a consumer it may restart
     timers.add(timer);
   };
 
