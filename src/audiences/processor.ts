@@ -4,6 +4,7 @@ import type { Clock } from '../core/clock';
 import { UndecodableRecordError, errorMessage } from '../core/errors';
 import type { HooklineEvent } from '../events/types';
 import { CoPartitionedAssigner } from '../kafka/co-partitioned-assigner';
+import { restartAfterCrashes, type CrashRestart } from '../kafka/crash-restart';
 import type { Logger } from '../observability/logger';
 import { decodeCommand } from '../records/audience-state';
 import type { EventCodec } from '../records/event';
@@ -65,6 +66,7 @@ export class AudienceProcessor {
   private soon: NodeJS.Timeout | undefined;
   private stopping = false;
   private readonly unsubscribe: () => void;
+  private readonly crashRestart: CrashRestart;
 
   constructor(private readonly options: AudienceProcessorOptions) {
     const { kafka, groupId, topics } = options;
@@ -94,6 +96,14 @@ export class AudienceProcessor {
       for (const p of this.pool.open()) void this.pool.close(p);
       this.tickSoon();
     });
+    // A crash kafkajs does not restart from: join again (the GROUP_JOIN above reloads the units).
+    this.crashRestart = restartAfterCrashes({
+      consumer: this.consumer,
+      stopping: () => this.stopping,
+      run: () => this.runConsumer(),
+      context: { groupId },
+      logger: options.logger,
+    });
     this.unsubscribe = options.catalog.onChange((change) => {
       if (change.kind !== 'audience' && change.kind !== 'computed_trait') return;
       this.defs = undefined;
@@ -105,17 +115,22 @@ export class AudienceProcessor {
     const { topics, evaluateIntervalMs } = this.options;
     await this.consumer.connect();
     await this.consumer.subscribe({ topics: [topics.events, topics.commands], fromBeginning: true });
-    await this.consumer.run({
-      autoCommit: false,
-      eachBatchAutoResolve: false,
-      partitionsConsumedConcurrently: 4,
-      eachBatch: (payload) => this.onBatch(payload),
-    });
+    await this.runConsumer();
     this.timer = setInterval(() => void this.tick(), this.options.syncIntervalMs);
     if (evaluateIntervalMs > 0) {
       const checkMs = Math.min(1_000, Math.max(10, evaluateIntervalMs / 4));
       this.flushTimer = setInterval(() => void this.flushDue(), checkMs);
     }
+  }
+
+  /** Runs the kafkajs consumer (at start, and again after a crash: crash-restart.ts). */
+  private runConsumer(): Promise<void> {
+    return this.consumer.run({
+      autoCommit: false,
+      eachBatchAutoResolve: false,
+      partitionsConsumedConcurrently: 4,
+      eachBatch: (payload) => this.onBatch(payload),
+    });
   }
 
   private definitions(): Definitions {
@@ -277,6 +292,7 @@ export class AudienceProcessor {
    */
   async stop(): Promise<void> {
     this.stopping = true;
+    this.crashRestart.cancel();
     clearInterval(this.timer);
     clearInterval(this.flushTimer);
     clearTimeout(this.soon);
