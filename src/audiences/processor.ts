@@ -4,7 +4,7 @@ import type { Clock } from '../core/clock';
 import { UndecodableRecordError, errorMessage } from '../core/errors';
 import type { HooklineEvent } from '../events/types';
 import { CoPartitionedAssigner } from '../kafka/co-partitioned-assigner';
-import { restartAfterCrashes, type CrashRestart } from '../kafka/crash-restart';
+import { restartAfterCrashes, stoppableRetry, type CrashRestart } from '../kafka/crash-restart';
 import type { Logger } from '../observability/logger';
 import { decodeCommand } from '../records/audience-state';
 import type { EventCodec } from '../records/event';
@@ -76,6 +76,7 @@ export class AudienceProcessor {
       maxWaitTimeInMs: 100,
       allowAutoTopicCreation: false,
       partitionAssigners: [CoPartitionedAssigner],
+      retry: stoppableRetry(() => this.stopping),
     });
     this.pool = new UnitPool({
       open: (partition) =>

@@ -9,7 +9,7 @@ import { takeOverPoint } from './committed';
 import { PartitionOffsets } from './offset-tracker';
 import { HANDOVER_GRACE_MS, PartitionTrackers, partitionOf, takeOverTracker } from './handover';
 import { Committer } from './committer';
-import { restartAfterCrashes, type CrashRestart } from './crash-restart';
+import { restartAfterCrashes, stoppableRetry, type CrashRestart } from './crash-restart';
 import { groupTimings } from './group-timings';
 import { handleMessage } from './handle-message';
 import { GroupView } from './group-view';
@@ -80,7 +80,7 @@ export class ConcurrentConsumer {
         PartitionAssigners.roundRobin,
       ],
       // Once stopping, no restart after a crash (kafkajs's would be a member holding partitions idle).
-      retry: { retries: 5, restartOnFailure: async () => !this.stopping },
+      retry: stoppableRetry(() => this.stopping),
     });
     this.clock = options.clock ?? systemClock;
     this.inFlight = new InFlight(options.maxInFlight);
@@ -90,7 +90,8 @@ export class ConcurrentConsumer {
     this.group = new GroupView(this.admin, options.groupId);
     this.consumer.on(this.consumer.events.REBALANCING, () => void this.commit()); // before it moves
     // A crash kafkajs does not restart from: rejoin as its own restart would, as a new member
-    // whose partitions are taken over (its trackers adopted where they are still its).
+    // whose partitions are taken over (its trackers adopted where they are still its). Also
+    // keeps kafkajs's own restart from rejoining once stopping (crash-restart.ts).
     this.crashRestart = restartAfterCrashes({
       consumer: this.consumer,
       stopping: () => this.stopping,
@@ -98,14 +99,7 @@ export class ConcurrentConsumer {
       context: { groupId: options.groupId },
       logger: options.logger,
     });
-    this.consumer.on(this.consumer.events.CRASH, (event) => {
-      this.outOfGroup = true;
-      // kafkajs asked restartOnFailure before this consumer began to stop, and arms its restart
-      // timer just after this event, maybe after the stop's disconnect cleared the last one: stop
-      // it again, which clears the new one, or the restart would rejoin a stopped process.
-      if (event.payload.restart && this.stopping)
-        setImmediate(() => void this.consumer.stop().catch(() => undefined));
-    });
+    this.consumer.on(this.consumer.events.CRASH, () => void (this.outOfGroup = true));
     this.consumer.on(this.consumer.events.GROUP_JOIN, (event) => {
       // Keep the trackers of partitions still ours (kafkajs re-fetches from the committed offset;
       // the tracker knows what is in flight or done), unless this member left the group meanwhile

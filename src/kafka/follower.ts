@@ -6,7 +6,7 @@ import type { Logger } from '../observability/logger';
 import { PartitionCursors, readRanges, type PartitionRange } from './positions';
 import { retryTransient } from '../core/backoff';
 import { isRetriableKafkaError } from './client';
-import { restartAfterCrashes } from './crash-restart';
+import { restartAfterCrashes, stoppableRetry } from './crash-restart';
 
 /** One record as a follower hands it over. */
 export interface FollowedRecord {
@@ -127,11 +127,15 @@ export async function startFollower(options: FollowerOptions): Promise<Follower>
     for (const listener of failureListeners) listener(err);
   };
 
+  let stopped = false;
+  /** Stopped, or failed (its handler threw): its consumer is no longer wanted. */
+  const givenUp = () => stopped || failure !== undefined;
   const consumer = kafka.consumer({
     groupId,
     maxWaitTimeInMs: FETCH_WAIT_MS,
     minBytes: options.fetchMinBytes ?? 1,
     allowAutoTopicCreation: false,
+    retry: stoppableRetry(givenUp),
   });
   consumer.on(consumer.events.CRASH, ({ payload }) => {
     // One kafkajs restarts itself (its retries ran out: Kafka away); another is restarted below.
@@ -144,7 +148,7 @@ export async function startFollower(options: FollowerOptions): Promise<Follower>
   // Go on where the cursors are instead, and pause what this follower does not read. A fetch from
   // the beginning that races these seeks is harmless: the cursors drop what it repeats.
   consumer.on(consumer.events.GROUP_JOIN, () => {
-    if (failure) return pause(ranges.map((r) => r.partition)); // stopped by its handler: reads no more
+    if (failure) return pause(allWatermarks.map((w) => w.partition)); // failed: reads no more
     if (only) {
       const others = allWatermarks.map((w) => w.partition).filter((p) => !only.has(p));
       if (others.length > 0) pause(others);
@@ -155,10 +159,9 @@ export async function startFollower(options: FollowerOptions): Promise<Follower>
       else consumer.seek({ topic, partition: r.partition, offset: next.get(r.partition) ?? r.start });
     }
   });
-  let stopped = false;
   const crashRestart = restartAfterCrashes({
     consumer,
-    stopping: () => stopped,
+    stopping: givenUp,
     run,
     context: { topic, groupId },
     logger,

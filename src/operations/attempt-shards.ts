@@ -2,7 +2,7 @@ import type { Admin, Consumer, GroupDescription, Kafka, PartitionAssigner } from
 import { AssignerProtocol, PartitionAssigners } from '../kafka/kafkajs';
 import type { Clock } from '../core/clock';
 import { errorMessage } from '../core/errors';
-import { restartAfterCrashes } from '../kafka/crash-restart';
+import { restartAfterCrashes, stoppableRetry } from '../kafka/crash-restart';
 import { FETCH_WAIT_MS } from '../kafka/follower';
 import { groupTimings } from '../kafka/group-timings';
 import { advertisedUrlOf, stickyAssigner } from '../kafka/sticky-assigner';
@@ -126,6 +126,7 @@ export async function joinAttemptShards(options: AttemptShardsOptions): Promise<
   let held: ReadonlySet<number> = new Set();
   let owners: { atMs: number; map: Map<number, string> } | undefined;
 
+  let stopped = false;
   const consumer: Consumer = kafka.consumer({
     groupId,
     partitionAssigners: shardAssigners(topic, options.advertisedUrl, () => held),
@@ -133,6 +134,7 @@ export async function joinAttemptShards(options: AttemptShardsOptions): Promise<
     // With every partition paused it fetches nothing: it waits this long, then heartbeats.
     maxWaitTimeInMs: FETCH_WAIT_MS,
     allowAutoTopicCreation: false,
+    retry: stoppableRetry(() => stopped),
   });
   consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => {
     const partitions = [...(payload.memberAssignment[topic] ?? [])].sort((a, b) => a - b);
@@ -148,7 +150,6 @@ export async function joinAttemptShards(options: AttemptShardsOptions): Promise<
     if (payload.restart)
       logger.error({ err: payload.error }, 'attempt shards consumer crashed; kafkajs restarts it');
   });
-  let stopped = false;
   const run = () => consumer.run({ autoCommit: false, eachBatch: async () => {} });
   // A crash kafkajs does not restart from: join again (the GROUP_JOIN above pauses what it gets).
   const crashRestart = restartAfterCrashes({

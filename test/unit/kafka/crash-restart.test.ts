@@ -1,6 +1,10 @@
 import { EventEmitter } from 'node:events';
 import type { Consumer } from 'kafkajs';
-import { CRASH_RESTART_BACKOFF, restartAfterCrashes } from '../../../src/kafka/crash-restart';
+import {
+  CRASH_RESTART_BACKOFF,
+  CRASH_STREAK_MS,
+  restartAfterCrashes,
+} from '../../../src/kafka/crash-restart';
 import { createLogger } from '../../../src/observability/logger';
 
 const CRASH = 'consumer.crash';
@@ -14,6 +18,7 @@ function fakeConsumer() {
     on: (name: string, listener: (event: unknown) => void) => emitter.on(name, listener),
     connect: jest.fn(async () => void calls.push('connect')),
     disconnect: jest.fn(async () => void calls.push('disconnect')),
+    stop: jest.fn(async () => void calls.push('stop')),
   };
   const crash = (restart: boolean, error: Error = new TypeError('inside kafkajs')) =>
     emitter.emit(CRASH, { payload: { error, groupId: 'g', restart } });
@@ -144,5 +149,60 @@ describe('restartAfterCrashes', () => {
     await settle();
     expect(calls).toEqual(['connect', 'disconnect']);
     expect(run).not.toHaveBeenCalled();
+  });
+
+  it('backs off while the consumer crashes again soon after each restart, and starts over later', async () => {
+    const { consumer, calls, crash } = fakeConsumer();
+    const { logger, lines } = logged();
+    let crashWhileJoining = true;
+    const run = jest.fn(async () => {
+      calls.push('run');
+      // kafkajs's onCrash ends run() quietly: the crash is its CRASH event, not a rejection.
+      if (crashWhileJoining) crash(false);
+    });
+    restartAfterCrashes({ consumer, stopping: () => false, run, context: {}, logger });
+    crash(false);
+    const waits = () =>
+      lines.filter((l) => l.msg === 'consumer crashed; restarting it').map((l) => l.restartInMs);
+    await jest.advanceTimersByTimeAsync(1_000);
+    await settle();
+    await jest.advanceTimersByTimeAsync(2_000);
+    await settle();
+    expect(waits()).toEqual([1_000, 2_000, 4_000]);
+    expect(lines.some((l) => l.msg === 'consumer restarted after a crash')).toBe(false);
+
+    crashWhileJoining = false;
+    await jest.advanceTimersByTimeAsync(4_000);
+    await settle();
+    expect(lines.filter((l) => l.msg === 'consumer restarted after a crash')).toHaveLength(1);
+    await jest.advanceTimersByTimeAsync(CRASH_STREAK_MS - 1);
+    crash(false); // within a minute of the restart: the same streak
+    expect(waits().at(-1)).toBe(8_000);
+    await jest.advanceTimersByTimeAsync(8_000);
+    await settle();
+    await jest.advanceTimersByTimeAsync(CRASH_STREAK_MS);
+    crash(false); // after a minute of running: a new streak
+    expect(waits().at(-1)).toBe(1_000);
+  });
+
+  it('stops the consumer again when kafkajs decided to restart it as its owner stopped', async () => {
+    jest.useRealTimers();
+    const { consumer, calls, crash } = fakeConsumer();
+    let stopping = false;
+    restartAfterCrashes({
+      consumer,
+      stopping: () => stopping,
+      run: async () => {},
+      context: {},
+      logger: logged().logger,
+    });
+    crash(true); // running: kafkajs's restart is wanted
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(calls).toEqual([]);
+    stopping = true;
+    crash(true); // kafkajs arms its restart timer just after this event: stopping again clears it
+    expect(calls).toEqual([]);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(calls).toEqual(['stop']);
   });
 });
