@@ -1,11 +1,11 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { ADMIN_TOKEN, LOOPBACK_NETWORKS, TEST_SECRETS_KEY } from '../../test/support/app';
 import { exited, spawnHookline } from '../../test/support/process';
 import { projectRoot } from '../../test/support/project-root';
 import { BENCH_PARTITIONS } from './app';
+import { processCpuMs } from './process-cpu';
 import type { BenchContext } from './scenario';
 import { deleteTopics } from './topics';
 import { pollUntil } from './wait';
@@ -104,29 +104,12 @@ export async function startSpawnedApp(ctx: BenchContext, options: SpawnedAppOpti
           settings: { webhooks: [{ url }], sharedSecret: 'bench-shared-secret' },
         })
       ).id,
-    cpuSeconds: () => treeCpuSeconds(child.pid!),
+    // utime + stime of the primary and its direct children (the workers), as process-cpu.ts counts them.
+    cpuSeconds: () => (processCpuMs({ hooklinePids: [child.pid!] }).get('Hookline') ?? 0) / 1_000,
     stop: async (stopOptions = {}) => {
       child.kill('SIGTERM');
       await exited(child);
       if (!stopOptions.keepTopics) await deleteTopics(ctx, prefix);
     },
   };
-}
-
-/** utime + stime of `pid` and its direct children, in seconds (clock ticks of 1/100 s). */
-function treeCpuSeconds(pid: number): number {
-  let ticks = 0;
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      // After the command: state(0) ppid(1) ... utime(11) stime(12)
-      if (Number(entry) === pid || Number(fields[1]) === pid)
-        ticks += Number(fields[11]) + Number(fields[12]);
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return ticks / 100;
 }
