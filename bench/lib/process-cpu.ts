@@ -6,16 +6,16 @@ import { readFileSync, readdirSync } from 'node:fs';
  * receivers). Resolution: the kernel's tick (10 ms) per process, so a round of 10,000 events reads
  * to about 1 µs per event.
  */
-export type ProcessKind = 'this process' | 'Hookline' | 'harness' | 'Kafka broker' | 'schema registry';
 
-/** The order the split is printed in. */
-export const PROCESS_KINDS: readonly ProcessKind[] = [
+/** The kinds, in the order the split is printed. */
+export const PROCESS_KINDS = [
   'this process',
   'Hookline',
   'harness',
   'Kafka broker',
   'schema registry',
-];
+] as const;
+export type ProcessKind = (typeof PROCESS_KINDS)[number];
 
 /** What /proc says of one process, as far as the split needs it. */
 export interface ProcessStat {
