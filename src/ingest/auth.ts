@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { CatalogView, Source } from '../records/catalog-model';
-import type { JsonObject } from '../events/json';
+import { isJsonObject, type JsonObject, type JsonValue } from '../events/json';
 import { HttpError } from '../http/respond';
 
 /**
@@ -32,4 +32,17 @@ export function authenticateSource(catalog: CatalogView, writeKey: string | unde
   if (!source.enabled)
     throw new HttpError(401, 'source_disabled', 'the source of this write key is disabled');
   return source;
+}
+
+/**
+ * An event as the ingest dead-letter topic keeps it: without the `writeKey` a client may send in
+ * the body (the single-event routes take the whole body as the event). A write key is a
+ * credential, stored nowhere else but as its hash; a rejected event must not carry it in the clear
+ * for the topic's retention.
+ */
+export function withoutWriteKey(event: JsonValue): JsonValue {
+  if (!isJsonObject(event) || !Object.hasOwn(event, 'writeKey')) return event;
+  const kept: JsonObject = {};
+  for (const key of Object.keys(event)) if (key !== 'writeKey') kept[key] = event[key]!;
+  return kept;
 }

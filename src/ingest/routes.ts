@@ -9,7 +9,7 @@ import { HttpError, sendJson } from '../http/respond';
 import type { RouteContext, Router } from '../http/router';
 import type { Logger } from '../observability/logger';
 import type { IngestAdmission } from './admission';
-import { authenticateSource, writeKeyFrom } from './auth';
+import { authenticateSource, withoutWriteKey, writeKeyFrom } from './auth';
 import type { IngestMetrics } from './metrics';
 import {
   normalizeEvent,
@@ -156,7 +156,7 @@ async function accept(
       index,
       messageId,
       rejection: result.rejection,
-      payload: raw,
+      payload: withoutWriteKey(raw),
     });
   }
 

@@ -1,5 +1,6 @@
 import { gzipSync } from 'node:zlib';
 import { parseJson, stringifyJson } from '../../src/events/json';
+import { eventually } from '../support/eventually';
 import { newRunId, useTrackingHarness } from '../support/segment/harness';
 
 /**
@@ -190,6 +191,25 @@ describe('tracking API: single calls and batches', () => {
     const receivedAtMs = rejection!.value.receivedAt;
     expect(receivedAtMs).toBeGreaterThanOrEqual(startedMs);
     expect(receivedAtMs).toBeLessThanOrEqual(Date.now());
+  });
+
+  it('keeps a rejected single event in the ingest DLQ without the write key its body carried', async () => {
+    const run = newRunId();
+    const bad = { type: 'track', messageId: `${run}-bad`, event: 'No Identity', writeKey: h.source.writeKey };
+    const res = await h.post('/v1/track', bad, { writeKey: null });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ success: true, rejected: [{ code: 'missing_identity' }] });
+
+    const rejection = await eventually(
+      () => h.stored.rejected.find((r) => r.value.messageId === `${run}-bad`),
+      { what: 'the rejected event in the ingest DLQ' },
+    );
+    expect(JSON.parse(rejection.value.payload)).toEqual({
+      type: 'track',
+      messageId: `${run}-bad`,
+      event: 'No Identity',
+    });
+    expect(rejection.value.payload).not.toContain(h.source.writeKey);
   });
 
   it('merges batch-level context and integrations into every event, the event’s own keys winning', async () => {
