@@ -15,6 +15,7 @@ export type BlockReason =
   | 'broadcast'
   | 'documentation'
   | 'benchmark'
+  | 'cloud_service'
   | 'reserved';
 
 export type AddressVerdict =
@@ -33,6 +34,9 @@ const IPV4_BLOCKED: readonly [string, BlockReason][] = [
   ['192.168.0.0/16', 'private'],
   ['100.64.0.0/10', 'cgnat'], // RFC 6598
   ['169.254.0.0/16', 'link_local'], // RFC 3927; 169.254.169.254 is the cloud metadata service
+  // A public address every Azure VM reaches: Azure's WireServer (the VM agent's host channel, DNS,
+  // DHCP). Not the Internet's: no webhook receiver lives there.
+  ['168.63.129.16/32', 'cloud_service'],
   ['192.0.0.0/24', 'reserved'], // IETF protocol assignments (RFC 6890)
   ['192.0.2.0/24', 'documentation'], // TEST-NET-1..3 (RFC 5737)
   ['198.51.100.0/24', 'documentation'],
@@ -204,5 +208,6 @@ export const BLOCK_REASON_TEXT: Readonly<Record<BlockReason, string>> = {
   broadcast: 'the broadcast address',
   documentation: 'a documentation-only address',
   benchmark: 'a benchmarking address',
+  cloud_service: 'a cloud platform’s own service address (Azure’s WireServer)',
   reserved: 'a reserved address',
 };

@@ -26,6 +26,7 @@ describe('createAddressPolicy: blocked addresses', () => {
     ['198.51.100.7', 'documentation'],
     ['203.0.113.9', 'documentation'],
     ['198.18.0.1', 'benchmark'],
+    ['168.63.129.16', 'cloud_service'],
     ['198.19.255.255', 'benchmark'],
     ['192.88.99.1', 'reserved'],
     ['224.0.0.1', 'multicast'],
@@ -76,6 +77,7 @@ describe('createAddressPolicy: public addresses', () => {
     ['172.32.0.1', '172.32.0.1'], // just past 172.16/12
     ['100.128.0.1', '100.128.0.1'], // just past 100.64/10
     ['192.169.0.1', '192.169.0.1'],
+    ['168.63.129.17', '168.63.129.17'], // next to Azure's WireServer
     ['2606:4700:4700::1111', '2606:4700:4700::1111'],
     ['::ffff:8.8.8.8', '8.8.8.8'],
     ['64:ff9b::808:808', '64:ff9b::808:808'],
