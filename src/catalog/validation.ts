@@ -164,7 +164,7 @@ const maxRequestsPerSecond = z
   .max(100_000, 'must be at most 100000')
   .meta({
     description:
-      'Requests per second Hookline sends this destination at most, across all workers and replicas (a burst of a tenth of a second allowed). Work beyond it waits; it is never dropped.',
+      'Events per second Hookline delivers to this destination at most, across all workers and replicas (a burst of a tenth of a second allowed). Each tries the URLs in order until one answers 2xx, so while the first ones fail the URLs together may receive up to one request per URL per event. Work beyond it waits; it is never dropped.',
   });
 
 const standardWebhooksSecret = z

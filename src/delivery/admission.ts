@@ -37,7 +37,7 @@ export interface LaneLoad {
   sameUserActive: boolean;
   /** The destination's `maxRequestsPerSecond`, when it has one. */
   ratePerSecond?: number;
-  /** A request may start under that limit now (always true without one). */
+  /** A task may start under that limit now (always true without one), whatever the lane's health. */
   tokenReady: boolean;
 }
 
@@ -97,7 +97,8 @@ export function admit(lane: LaneLoad, pool: PoolLoad, limits: AdmissionLimits): 
   if (isSlow(lane, limits)) {
     const { budget, perLane } = slowCaps(limits, pool.slowLanes);
     const room = lane.active < perLane && pool.slowActive < budget;
-    return room && !lane.sameUserActive ? 'start' : 'defer';
+    // A rate limit holds here too: a receiver that slows down is the one it protects most.
+    return room && !lane.sameUserActive && lane.tokenReady ? 'start' : 'defer';
   }
   if (isStalled(lane, limits)) {
     const canStart = lane.active < limits.maxActivePerDestination && !lane.sameUserActive && lane.tokenReady;

@@ -201,14 +201,18 @@ export class Dispatcher implements HoldBack {
     startOnly: boolean,
   ): void {
     const { slow, stalled } = health;
+    const healthy = !slow && !stalled;
     let i = 0;
     while (i < queue.length) {
-      if (!slow && !stalled && lane.active >= this.options.maxActivePerDestination) break;
-      if (!slow && !stalled && !this.tokenReady(destinationId, lane)) break;
+      // A healthy lane waits in order for its next slot or token; a slow or stalled one goes on,
+      // deferring what cannot start.
+      if (healthy && lane.active >= this.options.maxActivePerDestination) break;
+      if (healthy && !this.tokenReady(destinationId, lane)) break;
       const item = queue[i]!;
       const sameUserActive = lane.activeKeys.has(item.key);
-      const tokenOk = !stalled || this.tokenReady(destinationId, lane);
-      if (!sameUserActive && this.hasRoom(lane, slow) && tokenOk) {
+      // Every start takes a token, whatever the lane's health: a rate limit protects a receiver
+      // most when it slows down or hangs.
+      if (!sameUserActive && this.hasRoom(lane, slow) && this.tokenReady(destinationId, lane)) {
         removeAt(queue, i);
         this.start(destinationId, lane, item);
       } else if ((slow || stalled) && !startOnly) {
@@ -259,6 +263,7 @@ export class Dispatcher implements HoldBack {
       item.reject(new WorkNotHeldError());
       return this.dropIfIdle(destinationId, lane);
     }
+    // There is one: whoever starts a task checked (admit, pumpQueue) just before, and tokens only add up.
     lane.bucket?.take(this.options.clock.now());
     lane.active++;
     this.active++;

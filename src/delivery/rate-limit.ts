@@ -1,6 +1,7 @@
 /**
  * A token bucket: `ratePerSecond` tokens a second, at most `capacity` saved up. Pure: times are
- * passed in. The dispatcher takes one token per request to a rate-limited destination.
+ * passed in. The dispatcher takes one token per task it starts for a rate-limited destination:
+ * a task's failover to the destination's later URLs (failover.ts) takes none.
  */
 export class TokenBucket {
   private tokens: number;

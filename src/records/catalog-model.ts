@@ -56,8 +56,9 @@ export interface DestinationSettings {
   /** 1–5 URLs, tried in order; the first success wins. */
   webhooks: WebhookEntry[];
   /**
-   * Requests per second Hookline sends this destination at most, across every worker process and
-   * replica (its tasks all go through one partition of the deliveries topic). Absent: no limit.
+   * Tasks (events) per second Hookline starts for this destination at most, across every worker
+   * process and replica (its tasks all go through one partition of the deliveries topic). Each
+   * task tries up to all of `webhooks` in order: the limit counts tasks, not requests. Absent: no limit.
    */
   maxRequestsPerSecond?: number;
 }

@@ -100,6 +100,18 @@ describe('admission policy', () => {
       'defer',
     ],
     [
+      'slow and rate-limited with a token: starts',
+      hung({ active: 1, ratePerSecond: 1 }),
+      { slowActive: 1, slowLanes: 1 },
+      'start',
+    ],
+    [
+      'slow and rate-limited without a token: defers, though its share has room',
+      hung({ active: 1, ratePerSecond: 1, tokenReady: false }),
+      { slowActive: 1, slowLanes: 1 },
+      'defer',
+    ],
+    [
       'slow by average even with nothing in flight',
       lane({ avgRunMs: 4_000, active: 50 }),
       { slowActive: 50, slowLanes: 1 },
