@@ -6,6 +6,7 @@ import { parseJson } from '../events/json';
 import type { DeleteEvent } from '../events/types';
 import { HttpError, readBody, sendJson } from '../http/respond';
 import type { Handler } from '../http/router';
+import { validated } from '../http/validation';
 import type { Logger } from '../observability/logger';
 import { DELETION_ROUTE_SPEC, deletionRequestSchema } from './spec';
 
@@ -36,13 +37,9 @@ export function deletionRoutes(options: DeletionRoutesOptions): AdminRoute[] {
       if (err instanceof HttpError) throw err;
       throw new HttpError(400, 'invalid_json', 'body is not valid JSON');
     }
-    const parsed = deletionRequestSchema.safeParse(body);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0]!;
-      throw new HttpError(400, 'validation_failed', `${issue.path.join('.') || 'body'}: ${issue.message}`);
-    }
-    const { userId } = parsed.data;
-    const sourceIds = parsed.data.sourceIds ?? catalog.sources().map((s) => s.id);
+    const request = validated(deletionRequestSchema, body);
+    const { userId } = request;
+    const sourceIds = request.sourceIds ?? catalog.sources().map((s) => s.id);
     const unknown = sourceIds.filter((id) => !catalog.source(id));
     if (unknown.length > 0)
       throw new HttpError(422, 'unknown_source', `unknown source id(s): ${unknown.join(', ')}`);

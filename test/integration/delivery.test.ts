@@ -144,7 +144,14 @@ describe('webhook delivery', () => {
     expect(
       (await t.admin('POST', '/api/v1/deletion-requests', { userId: 'x', sourceIds: ['src_nope'] })).status,
     ).toBe(422);
-    expect((await t.admin('POST', '/api/v1/deletion-requests', { sourceIds: [a.id] })).status).toBe(400);
+    const invalid = await t.admin('POST', '/api/v1/deletion-requests', { sourceIds: [a.id] });
+    expect(invalid.status).toBe(400);
+    // The admin API's validation error, as every other route answers it (README, Admin API).
+    expect(invalid.body).toMatchObject({
+      error: 'validation_failed',
+      message: expect.stringMatching(/^userId: /),
+      issues: [expect.objectContaining({ path: 'userId' })],
+    });
   });
 
   it('sends no signature when the destination has no secret', async () => {
