@@ -67,6 +67,7 @@ export class DeliveryExecutor {
 
   constructor(private readonly options: DeliveryExecutorOptions) {
     this.goneUrls = new GoneUrls({
+      catalog: options.catalog,
       disableWebhook: options.disableWebhook,
       onDisabled: (destinationId) => options.metrics.urlsDisabled.inc({ destination_id: destinationId }),
       logger: options.logger,
