@@ -63,11 +63,23 @@ const webhookUrl = z
       });
       return z.NEVER;
     }
+    // Delivery calls the URL's origin, path and query: credentials in it would be dropped and the
+    // receiver answer 401. Refused, so what is accepted is what is sent.
+    if (url.username !== '' || url.password !== '') {
+      ctx.addIssue({
+        code: 'custom',
+        message:
+          'must not contain credentials (user:password@); send them as a static Authorization header instead',
+        params: { code: 'webhook_url_credentials' },
+      });
+      return z.NEVER;
+    }
     return url.href;
   })
   .meta({
     description:
-      'Absolute http or https URL (stored normalised). A host that is an internal IP address (loopback, ' +
+      'Absolute http or https URL (stored normalised), without credentials (user:password@: use a static ' +
+      'Authorization header). A host that is an internal IP address (loopback, ' +
       'private, link-local, ...) is refused with 400, and a name that resolves to one is refused at delivery.',
     format: 'uri',
   });

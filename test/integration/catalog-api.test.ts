@@ -134,6 +134,13 @@ describe('catalog admin API', () => {
         'webhook_url_scheme',
       ],
       [
+        'credentials in the URL',
+        post({ webhooks: [hook(`https://user:${SHARED_SECRET}@e.com/in`)] }),
+        400,
+        'validation_failed',
+        'webhook_url_credentials',
+      ],
+      [
         'CRLF header',
         post({ webhooks: [hook('https://e.com', { 'X-A': `${SHARED_SECRET}\r\nX: y` })] }),
         400,

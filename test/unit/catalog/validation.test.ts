@@ -62,6 +62,17 @@ describe('destination validation', () => {
       'settings.webhooks.0.url webhook_url_invalid',
       destination({ webhooks: [hook('example.com')] }),
     ],
+    ...[
+      ['user and password', 'https://user:pass@e.com/in'],
+      ['user only', 'https://user@e.com/in'],
+      ['password only', 'https://:pass@e.com/in'],
+      ['percent-encoded credentials', 'http://u%40x:p%3A@10.0.0.1/in'],
+    ].map(([credentials, url]): [string, string, unknown] => [
+      `URL with credentials (${credentials})`,
+      'settings.webhooks.0.url webhook_url_credentials',
+      destination({ webhooks: [hook(url!)] }),
+    ]),
+    ['URL with an empty userinfo (@ only)', 'ok', destination({ webhooks: [hook('https://@e.com/in')] })],
     [
       'http URL with headers',
       'ok',
@@ -187,6 +198,25 @@ describe('destination validation', () => {
     expect(result.success).toBe(false);
     const text = JSON.stringify(toValidationIssues(result.error!));
     expect(text).not.toContain('sk_live');
+  });
+
+  it('refuses credentials in a URL pointing to the Authorization header, without quoting them', () => {
+    for (const schema of [destinationCreateSchema, destinationPatchSchema]) {
+      const body = { webhooks: [hook('https://alice:sk_live_pw@e.com/in')] };
+      const result = schema.safeParse(
+        schema === destinationCreateSchema ? destination(body) : { settings: body },
+      );
+      expect(result.success).toBe(false);
+      const issues = toValidationIssues(result.error!);
+      expect(issues).toEqual([
+        {
+          path: 'settings.webhooks.0.url',
+          code: 'webhook_url_credentials',
+          message: expect.stringContaining('Authorization header') as unknown,
+        },
+      ]);
+      expect(JSON.stringify(issues)).not.toMatch(/alice|sk_live_pw/);
+    }
   });
 
   it('normalises URLs and defaults headers and enabled', () => {

@@ -49,6 +49,13 @@ describe('catalog entity ↔ Avro record mapping', () => {
     expect(back).toStrictEqual({ kind: 'destination', value: destination });
   });
 
+  it('reads a URL the admin API now refuses (credentials), written before it did', () => {
+    const destination = sampleDestination();
+    destination.settings.webhooks = [{ url: 'https://user:pass@old.example/hook', headers: {} }];
+    const back = roundTrip({ kind: 'destination', value: destination });
+    expect(back).toStrictEqual({ kind: 'destination', value: destination });
+  });
+
   it('omits an absent shared secret instead of setting it to null', () => {
     const destination = sampleDestination();
     delete destination.settings.sharedSecret;
