@@ -108,7 +108,11 @@ const headers = z
       seen.add(headerName.toLowerCase());
     }
   })
-  .meta({ description: `Static headers sent with every request to this URL (at most ${MAX_HEADERS}).` });
+  .meta({
+    description:
+      `Static headers sent with every request to this URL (at most ${MAX_HEADERS}). Names Hookline or its ` +
+      `HTTP client set are refused (case-insensitively): ${RESERVED_HEADERS.join(', ')}.`,
+  });
 
 function headerIssue(
   headerName: string,
@@ -125,7 +129,7 @@ function headerIssue(
   if (RESERVED_HEADERS.includes(lower)) {
     return {
       code: 'header_reserved',
-      message: `header ${headerName} is set by Hookline and cannot be overridden`,
+      message: `header ${headerName} is set by Hookline or its HTTP client and cannot be given`,
     };
   }
   if (seen.has(lower)) {

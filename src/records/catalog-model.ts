@@ -89,8 +89,11 @@ export interface CatalogView {
 
 /**
  * Header names a destination may not set (compared case-insensitively). The first six are
- * Hookline's own (body type, client identity, signature, the Standard Webhooks headers); the rest
- * would corrupt the request's framing or target.
+ * Hookline's own (body type, client identity, signature, the Standard Webhooks headers); the next
+ * four would corrupt the request's framing or target; the last three are hop-by-hop headers the
+ * HTTP client manages itself and refuses from callers (undici throws on them). The admin API
+ * refuses them all, so that every static header it accepts is sent; delivery drops any that a
+ * record written before carries.
  */
 export const RESERVED_HEADERS: readonly string[] = [
   'content-type',
@@ -103,4 +106,7 @@ export const RESERVED_HEADERS: readonly string[] = [
   'transfer-encoding',
   'connection',
   'host',
+  'keep-alive',
+  'upgrade',
+  'expect',
 ];

@@ -154,6 +154,13 @@ describe('catalog admin API', () => {
         'validation_failed',
         'header_reserved',
       ],
+      [
+        'Expect header (managed by the HTTP client)',
+        post({ webhooks: [hook('https://e.com', { Expect: SHARED_SECRET })] }),
+        400,
+        'validation_failed',
+        'header_reserved',
+      ],
       ['unknown source', post({ webhooks: [hook('https://e.com')] }, 'src_missing'), 422, 'unknown_source'],
       ['bad JSON', a.call('POST', '/api/v1/sources', '{"name":'), 400, 'invalid_json'],
       [

@@ -3,21 +3,15 @@ import { SIGNATURE_HEADER } from './signing';
 import { WEBHOOK_ID_HEADER, WEBHOOK_SIGNATURE_HEADER, WEBHOOK_TIMESTAMP_HEADER } from './standard-webhooks';
 
 /**
- * Hop-by-hop headers the HTTP client manages itself and refuses from callers (undici throws on
- * them, which would fail every delivery): dropped from static headers like the reserved ones.
- * The catalog accepts them, so a destination may carry them.
- */
-const CLIENT_MANAGED_HEADERS: readonly string[] = ['keep-alive', 'upgrade', 'expect'];
-
-/**
  * The headers of one webhook request: Hookline's own (`Content-Type: application/json`,
  * `User-Agent`, `X-Signature` only when there is a signature, the Standard Webhooks headers only
  * when the destination has such a secret) plus the entry's static headers.
  *
- * The catalog refuses static headers with a reserved name (`RESERVED_HEADERS`, compared
- * case-insensitively); should one get through anyway it is dropped here, so ours always win
- * and a static header can neither forge a signature nor break the request's framing. So are
- * `Keep-Alive`, `Upgrade` and `Expect` (CLIENT_MANAGED_HEADERS).
+ * The admin API refuses static headers with a reserved name (`RESERVED_HEADERS`, compared
+ * case-insensitively); one in a record written before it did (`Keep-Alive`, `Upgrade` and
+ * `Expect` were accepted until then), or otherwise getting through, is dropped here, so ours
+ * always win, a static header can neither forge a signature nor break the request's framing, and
+ * the HTTP client (undici throws on its hop-by-hop headers) never fails a delivery for one.
  */
 export function requestHeaders(options: {
   staticHeaders: Readonly<Record<string, string>>;
@@ -39,7 +33,7 @@ export function requestHeaders(options: {
   }
   for (const [name, value] of Object.entries(options.staticHeaders)) {
     const lower = name.toLowerCase();
-    if (!RESERVED_HEADERS.includes(lower) && !CLIENT_MANAGED_HEADERS.includes(lower)) headers[name] = value;
+    if (!RESERVED_HEADERS.includes(lower)) headers[name] = value;
   }
   return headers;
 }

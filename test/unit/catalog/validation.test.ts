@@ -165,6 +165,11 @@ describe('destination validation', () => {
       'settings.webhooks.0.headers.Host header_reserved',
       destination({ webhooks: [hook('https://e.com', { Host: 'other' })] }),
     ],
+    ...['Keep-Alive', 'upgrade', 'EXPECT'].map((name): [string, string, unknown] => [
+      `${name} (managed by the HTTP client, which would drop it)`,
+      `settings.webhooks.0.headers.${name} header_reserved`,
+      destination({ webhooks: [hook('https://e.com', { [name]: 'x' })] }),
+    ]),
     [
       'same header twice',
       'settings.webhooks.0.headers.x-a header_duplicate',
@@ -216,6 +221,21 @@ describe('destination validation', () => {
         },
       ]);
       expect(JSON.stringify(issues)).not.toMatch(/alice|sk_live_pw/);
+    }
+  });
+
+  it('refuses every reserved header name, also in a patch, so that each accepted one is sent', () => {
+    for (const name of ['Keep-Alive', 'Upgrade', 'Expect']) {
+      const result = destinationPatchSchema.safeParse({
+        settings: { webhooks: [hook('https://e.com', { [name]: '100-continue' })] },
+      });
+      expect(result.success).toBe(false);
+      const [issue] = toValidationIssues(result.error!);
+      expect(issue).toEqual({
+        path: `settings.webhooks.0.headers.${name}`,
+        code: 'header_reserved',
+        message: `header ${name} is set by Hookline or its HTTP client and cannot be given`,
+      });
     }
   });
 

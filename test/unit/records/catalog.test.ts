@@ -49,9 +49,15 @@ describe('catalog entity ↔ Avro record mapping', () => {
     expect(back).toStrictEqual({ kind: 'destination', value: destination });
   });
 
-  it('reads a URL the admin API now refuses (credentials), written before it did', () => {
+  it('reads a URL and headers the admin API now refuses (credentials, Keep-Alive...), written before it did', () => {
     const destination = sampleDestination();
-    destination.settings.webhooks = [{ url: 'https://user:pass@old.example/hook', headers: {} }];
+    destination.settings.webhooks = [
+      { url: 'https://user:pass@old.example/hook', headers: {} },
+      {
+        url: 'https://old.example/hook',
+        headers: { 'Keep-Alive': 'timeout=5', Upgrade: 'h2c', Expect: '100-continue' },
+      },
+    ];
     const back = roundTrip({ kind: 'destination', value: destination });
     expect(back).toStrictEqual({ kind: 'destination', value: destination });
   });
