@@ -21,7 +21,7 @@ import { standardWebhooksKeysAt, type OpenedSettings, type SettingsOpener } from
 import { SecretUnreadableError } from '../security/secrets';
 import { webhookIdFor } from './http/standard-webhooks';
 import { dueAtHeader } from './retry/due-header';
-import { parkingStep, pauseStep } from './retry/schedule';
+import { cutoffClockStartMs, parkingStep, pauseStep } from './retry/schedule';
 
 /** Hand-offs Kafka did not take are tried again within 1 s: done (committed) soon after it is back. */
 const HANDOFF_BACKOFF: BackoffPolicy = { initialDelayMs: 100, maxDelayMs: 1_000 };
@@ -160,8 +160,9 @@ export class DeliveryExecutor {
 
   /**
    * Backpressure: hands a task that its destination's lane has no room for to the first delay
-   * topic, unattempted (attempt count untouched). A task that would wait past the cutoff (from its
-   * first attempt, or its receipt if never attempted) is dead-lettered with `retry_cutoff`.
+   * topic, unattempted (attempt count untouched). A task that would wait past the cutoff (counted
+   * from `cutoffClockStartMs`: its first attempt, else its redrive or replay, else its receipt) is
+   * dead-lettered with `retry_cutoff`.
    */
   readonly defer = async (task: DeliveryTask): Promise<void> => {
     const { retryPolicy, clock } = this.options;
@@ -170,7 +171,7 @@ export class DeliveryExecutor {
     // Work waiting for a rate limit is never dead-lettered for it.
     if (
       this.rateOf(task.destinationId) === undefined &&
-      dueAtMs > (task.firstAttemptAtMs ?? task.receivedAtMs) + retryPolicy.cutoffMs
+      dueAtMs > cutoffClockStartMs(task) + retryPolicy.cutoffMs
     )
       return this.deadLetter(task, 'retry_cutoff');
     await this.options.producer.send([this.delayed(task, delayMs, dueAtMs)]);
@@ -221,7 +222,7 @@ export class DeliveryExecutor {
     const step = pauseStep({
       policy: retryPolicy,
       pausedTimes,
-      startedAtMs: task.firstAttemptAtMs ?? task.receivedAtMs,
+      startedAtMs: cutoffClockStartMs(task),
       nowMs,
     });
     if (step.kind === 'dead-letter') return this.deadLetter(task, step.reason);

@@ -99,11 +99,17 @@ export async function planRedrive(
 
 /**
  * The task a redrive writes to the deliveries topic: attempts back to 0 with a fresh retry
- * window (no first-attempt or due time) and no dead-letter fields. The attempt history is kept,
- * so a task dead-lettered again shows every attempt it ever had.
+ * window (no first-attempt or due time; its cutoff clock restarts at `redrivenAtMs`, not at the
+ * event's receipt, which `receivedAtMs` keeps) and no dead-letter fields. The attempt history is
+ * kept, so a task dead-lettered again shows every attempt it ever had.
  */
-export function freshTask(task: DeliveryTask): DeliveryTask {
-  const fresh: DeliveryTask = { ...task, attempts: 0, history: [...task.history] };
+export function freshTask(task: DeliveryTask, redrivenAtMs: number): DeliveryTask {
+  const fresh: DeliveryTask = {
+    ...task,
+    attempts: 0,
+    history: [...task.history],
+    reissuedAtMs: redrivenAtMs,
+  };
   delete fresh.firstAttemptAtMs;
   delete fresh.dueAtMs;
   delete fresh.deadLetterReason;

@@ -91,6 +91,7 @@ export class Redriver {
 
   private async write(send: TaskDeadLetter[], mark: TaskDeadLetter[]): Promise<void> {
     const { producer, avro, state, metrics, clock } = this.options;
+    const reissuedAtMs = clock.now();
     await producer.send(
       send.map(({ task }) => ({
         topic: this.options.deliveriesTopic,
@@ -98,7 +99,7 @@ export class Redriver {
           rateLimited:
             this.options.catalog.destination(task.destinationId)?.settings.maxRequestsPerSecond !== undefined,
         }),
-        value: encodeTask(avro, freshTask(task)),
+        value: encodeTask(avro, freshTask(task, reissuedAtMs)),
       })),
     );
     const redrivenAtMs = clock.now();

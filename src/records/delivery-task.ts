@@ -37,6 +37,7 @@ export interface DeliveryTask {
   userKey: string;
   /** The exact JSON body to POST. */
   payload: string;
+  /** When Hookline received the event (end-to-end latency; unchanged by a redrive or replay). */
   receivedAtMs: number;
   attempts: number;
   firstAttemptAtMs?: number;
@@ -44,6 +45,11 @@ export interface DeliveryTask {
   history: AttemptSummary[];
   deadLetterReason?: string;
   deadLetteredAtMs?: number;
+  /**
+   * When a redrive or replay wrote this task anew (absent for a task routed from a live event):
+   * its cutoff clock starts here until its first attempt (`cutoffClockStartMs`).
+   */
+  reissuedAtMs?: number;
 }
 
 export function taskId(sourceId: string, messageId: string, destinationId: string): string {
@@ -85,6 +91,7 @@ export function encodeTask(avro: AvroCodec, task: DeliveryTask): Buffer {
     })),
     deadLetterReason: task.deadLetterReason ?? null,
     deadLetteredAt: task.deadLetteredAtMs ?? null,
+    reissuedAt: task.reissuedAtMs ?? null,
   });
 }
 
@@ -110,6 +117,7 @@ interface TaskRecord {
   }[];
   deadLetterReason: string | null;
   deadLetteredAt: number | null;
+  reissuedAt: number | null;
 }
 
 export async function decodeTask(avro: AvroCodec, bytes: Buffer): Promise<DeliveryTask> {
@@ -138,5 +146,6 @@ export async function decodeTask(avro: AvroCodec, bytes: Buffer): Promise<Delive
     })),
     ...(r.deadLetterReason !== null && { deadLetterReason: r.deadLetterReason }),
     ...(r.deadLetteredAt !== null && { deadLetteredAtMs: r.deadLetteredAt }),
+    ...(r.reissuedAt !== null && { reissuedAtMs: r.reissuedAt }),
   };
 }

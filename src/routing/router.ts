@@ -38,6 +38,8 @@ export interface EventRouterOptions {
 interface FanOutTarget {
   /** A replay to one destination: only its task, and no de-duplication. */
   onlyDestinationId?: string;
+  /** A replay: when it made the tasks, their cutoff clock's start (`DeliveryTask.reissuedAtMs`). */
+  reissuedAtMs?: number;
   /** The JSON text of the event's free-form objects as its record holds it (see serialisePayload). */
   texts?: FreeFormTexts;
   /** The event's record, when its tasks may be attempted in this process (FirstAttempts). */
@@ -84,9 +86,13 @@ export class EventRouter {
     await this.claimAndFanOut(decoded.event, { texts: decoded.texts, consumed });
   };
 
-  /** Routes an event; to `onlyDestinationId` alone (a replay), without de-duplication. */
-  route(event: HooklineEvent, onlyDestinationId?: string): Promise<number> {
-    return this.claimAndFanOut(event, { onlyDestinationId });
+  /**
+   * Replays an event to `onlyDestinationId` alone, without de-duplication. Its task keeps the
+   * event's `receivedAt`, and its cutoff clock starts now (a replay of an old event is not
+   * dead-lettered for its age before an attempt).
+   */
+  route(event: HooklineEvent, onlyDestinationId: string): Promise<number> {
+    return this.claimAndFanOut(event, { onlyDestinationId, reissuedAtMs: this.options.clock.now() });
   }
 
   /** De-duplicates (unless routing to one destination), then fans out; a failure undoes the claim. */
@@ -109,7 +115,7 @@ export class EventRouter {
 
   private async fanOut(
     event: HooklineEvent,
-    { onlyDestinationId, texts, consumed }: FanOutTarget,
+    { onlyDestinationId, reissuedAtMs, texts, consumed }: FanOutTarget,
   ): Promise<number> {
     const { catalog, metrics, firstAttempts } = this.options;
     let destinations = destinationsFor(event, catalog.destinationsOfSource(event.sourceId));
@@ -133,6 +139,7 @@ export class EventRouter {
         attempts: 0,
         history: [],
       }));
+      if (reissuedAtMs !== undefined) for (const task of tasks) task.reissuedAtMs = reissuedAtMs;
       const direct = consumed && firstAttempts;
       const here = direct ? tasks.filter((t) => !rateLimited.has(t.destinationId)) : [];
       const written = here.length > 0 ? tasks.filter((t) => rateLimited.has(t.destinationId)) : tasks;

@@ -117,6 +117,57 @@ describe('operations', () => {
     expect(r.requests).toHaveLength(failures + 1);
   });
 
+  it('gives a redriven task of an event older than the cutoff a new cutoff: deferred, then delivered', async () => {
+    const t = await app({ HOOKLINE_RETRY_SCHEDULE: '200ms,400ms', HOOKLINE_RETRY_CUTOFF: '3s' });
+    const src = await createSource(t);
+    let healthy = false;
+    const r = await receiver((req) => {
+      if (!healthy) return { status: 503 };
+      // The same user's earlier event, answered late: its lane stalls, so the next task of that
+      // user is deferred (backpressure), without an attempt.
+      return messageIds([req])[0] === 'm-slow' ? { status: 200, delayMs: 1_500 } : { status: 200 };
+    });
+    const destinationId = await createDestination(t, { sourceId: src.id, webhooks: [{ url: r.url }] });
+    await sendTracking(t, src.writeKey, '/v1/track', { userId: 'u', event: 'Old', messageId: 'm-old' });
+    await eventually(
+      async () => {
+        const res = await t.admin<DeadLetterList>(
+          'GET',
+          `/api/v1/dead-letters?destinationId=${destinationId}`,
+        );
+        return res.body.total === 1 || undefined;
+      },
+      { what: 'the dead letter listed', timeoutMs: 20_000 },
+    );
+    // Received longer ago than the cutoff.
+    await eventually(() => Date.now() > r.requests[0]!.atMs + 3_000 || undefined, {
+      what: 'the cutoff past',
+    });
+
+    const failures = r.requests.length;
+    healthy = true;
+    await sendTracking(t, src.writeKey, '/v1/track', { userId: 'u', event: 'Slow', messageId: 'm-slow' });
+    await eventually(
+      () => r.requests.some((q) => messageIds([q])[0] === 'm-slow' && Date.now() - q.atMs > 300) || undefined,
+      { what: 'the slow request in flight' },
+    );
+    const redriven = await t.admin<RedriveResult>('POST', '/api/v1/dead-letters/redrive', { destinationId });
+    expect(redriven.body).toMatchObject({ redriven: 1 });
+
+    await eventually(() => messageIds(r.requests.slice(failures)).includes('m-old') || undefined, {
+      what: 'the redriven delivery',
+    });
+    const res = await t.admin<DeadLetterList>('GET', `/api/v1/dead-letters?destinationId=${destinationId}`);
+    expect(res.body.total).toBe(1); // not dead-lettered again
+    const metrics = await (await fetch(`${t.baseUrl}/metrics`)).text();
+    expect(metrics).toMatch(
+      new RegExp(
+        `^hookline_deliveries_total\\{destination_id="${destinationId}",outcome="deferred"\\} [1-9]`,
+        'm',
+      ),
+    );
+  });
+
   it('replays to one destination exactly the events written since a time', async () => {
     const t = await app();
     const src = await createSource(t);

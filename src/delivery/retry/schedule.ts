@@ -1,4 +1,5 @@
 import type { RetryPolicy } from '../../config/retry';
+import type { DeliveryTask } from '../../records/delivery-task';
 
 /** The outcome of the retry policy (its schedule and defaults: config/retry.ts). */
 export type RetryDecision =
@@ -56,10 +57,21 @@ export function parkingStep(scheduleMs: readonly number[], nowMs: number, dueAtM
 }
 
 /**
+ * When a task's cutoff clock started: at its first attempt; before one, when a redrive or replay
+ * wrote it anew (`reissuedAtMs`), else when Hookline received the event. So a redrive or replay
+ * of an old event gets the whole retry window, while `receivedAtMs` keeps meaning receipt.
+ */
+export function cutoffClockStartMs(
+  task: Pick<DeliveryTask, 'firstAttemptAtMs' | 'reissuedAtMs' | 'receivedAtMs'>,
+): number {
+  return task.firstAttemptAtMs ?? task.reissuedAtMs ?? task.receivedAtMs;
+}
+
+/**
  * Where a task waits while its destination is disabled: one step further along the schedule each
  * time it comes back still disabled (`pausedTimes`: how often it was parked so), so a long pause
- * costs a few records, not one every first step. Past the cutoff (from its first attempt, or from
- * its receipt when it was never attempted) it is dead-lettered instead.
+ * costs a few records, not one every first step. Past the cutoff (counted from
+ * `cutoffClockStartMs`) it is dead-lettered instead.
  */
 export function pauseStep(options: {
   policy: RetryPolicy;

@@ -249,6 +249,7 @@ describe('recordAttempt', () => {
     history: [{ atMs: T0 - 40, durationMs: 5, urlIndex: 0, result: 'timeout' }],
     deadLetterReason: 'http_410',
     deadLetteredAtMs: T0 - 2,
+    reissuedAtMs: T0 - 50,
   };
   const delivered: DeliveryOutcome = {
     kind: 'delivered',

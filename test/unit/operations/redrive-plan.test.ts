@@ -74,7 +74,8 @@ describe('planRedrive', () => {
 describe('freshTask', () => {
   it('starts over (attempts 0, new retry window, no dead-letter fields) and keeps the history', () => {
     const dead = deadTask();
-    const fresh = freshTask(dead);
+    const redrivenAtMs = dead.receivedAtMs + 5 * 3_600_000;
+    const fresh = freshTask(dead, redrivenAtMs);
     expect(fresh).toEqual({
       taskId: dead.taskId,
       destinationId: dead.destinationId,
@@ -86,8 +87,14 @@ describe('freshTask', () => {
       receivedAtMs: dead.receivedAtMs,
       attempts: 0,
       history: dead.history,
+      reissuedAtMs: redrivenAtMs,
     });
     expect(fresh.history).not.toBe(dead.history);
     expect(dead.deadLetterReason).toBe('retry_cutoff');
+  });
+
+  it('restarts the cutoff clock at the redrive of a task redriven before', () => {
+    const again = freshTask({ ...deadTask(), reissuedAtMs: 1_000 }, 9_000);
+    expect(again.reissuedAtMs).toBe(9_000);
   });
 });

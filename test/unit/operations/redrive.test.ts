@@ -65,7 +65,15 @@ describe('Redriver', () => {
     ]);
     expect(decoded(sent[0]![0]!)).toMatchObject({
       name: 'io.hookline.delivery.DeliveryTask',
-      value: { taskId: 'src_1:m1:dst_a', attempts: 0, firstAttemptAt: null, deadLetterReason: null },
+      value: {
+        taskId: 'src_1:m1:dst_a',
+        attempts: 0,
+        firstAttemptAt: null,
+        deadLetterReason: null,
+        // The event's receipt is kept; the cutoff clock restarts at the redrive.
+        receivedAt: 100,
+        reissuedAt: 9_000,
+      },
     });
     expect(decoded(sent[1]![0]!)).toEqual({
       name: 'io.hookline.delivery.Redriven',

@@ -3,7 +3,12 @@ import {
   DEFAULT_RETRY_SCHEDULE_MS,
   scheduleProblem,
 } from '../../../../src/config/retry';
-import { nextRetry, parkingStep, pauseStep } from '../../../../src/delivery/retry/schedule';
+import {
+  cutoffClockStartMs,
+  nextRetry,
+  parkingStep,
+  pauseStep,
+} from '../../../../src/delivery/retry/schedule';
 import { formatDelay, retryTopic } from '../../../../src/kafka/topics';
 
 const policy = { scheduleMs: DEFAULT_RETRY_SCHEDULE_MS, cutoffMs: DEFAULT_RETRY_CUTOFF_MS };
@@ -125,5 +130,21 @@ describe('pauseStep (destination disabled)', () => {
       kind: 'dead-letter',
       reason: 'destination_disabled',
     });
+  });
+});
+
+describe('cutoffClockStartMs', () => {
+  const receivedAtMs = 1_000;
+  it.each([
+    ['a task routed from a live event, never attempted', {}, receivedAtMs],
+    ['a task routed from a live event, attempted', { firstAttemptAtMs: 2_000 }, 2_000],
+    ['a redriven or replayed task, never attempted', { reissuedAtMs: 5 * H }, 5 * H],
+    [
+      'a redriven or replayed task, attempted since',
+      { reissuedAtMs: 5 * H, firstAttemptAtMs: 5 * H + 10 },
+      5 * H + 10,
+    ],
+  ])('%s', (_, times, expected) => {
+    expect(cutoffClockStartMs({ receivedAtMs, ...times })).toBe(expected);
   });
 });
