@@ -1,10 +1,22 @@
 import { createServer, Agent, type IncomingMessage, type Server } from 'node:http';
-import type { Consumer, Kafka, KafkaMessage, Producer } from 'kafkajs';
+import type { Admin, Consumer, Kafka, KafkaMessage, Producer } from 'kafkajs';
+import { Registry } from 'prom-client';
+import type { AvroCodec } from '../../src/avro/codec';
+import type { Config } from '../../src/config/config';
+import { systemClock } from '../../src/core/clock';
+import { createDeliveryMetrics } from '../../src/delivery/metrics';
 import { createWebhookClient, type WebhookClient } from '../../src/delivery/http/client';
 import { SIGNATURE_HEADER, signatureFor } from '../../src/delivery/http/signing';
 import { MAX_REQUEST_BYTES } from '../../src/events/normalize';
 import { readBody } from '../../src/http/respond';
+import { BatchingProducer } from '../../src/kafka/batching-producer';
+import { producerSettings } from '../../src/kafka/client';
+import { silentLogger } from '../../src/observability/logger';
+import { startAttemptIndex, type AttemptIndex } from '../../src/operations/attempt-index';
+import { encodeAttempt } from '../../src/records/delivery-attempt';
+import { taskId } from '../../src/records/delivery-task';
 import type { EventCodec } from '../../src/records/event';
+import { DedupeWindow } from '../../src/routing/dedupe';
 import { serialisePayload } from '../../src/routing/payload';
 import { createAddressPolicy } from '../../src/security/address-policy';
 import { LOOPBACK_NETWORKS } from '../../test/support/app';
@@ -37,10 +49,18 @@ import { createReadyTopic } from './topics';
  *   (HMAC-SHA1), and the POST through Hookline's webhook client (undici, SSRF guard). No
  *   write-key lookup, admission queue, metrics, de-duplication, routing, attempt records,
  *   retries, ordering or isolation.
+ * - `recorded`: `mandated`, plus what the other issues ask of every delivered event, with
+ *   Hookline's own parts and settings: the messageId de-duplication claim (issue 5,
+ *   `DedupeWindow`), the delivery metrics (issue 5: deliveries by destination and outcome, the
+ *   attempt latency histogram, in-flight; `createDeliveryMetrics`), and the attempt record on a
+ *   topic of its own (issue 6: every attempt an event the admin API lists), written through a
+ *   lingering `BatchingProducer` as Hookline's hand-off is, and read back by an attempt index
+ *   (`startAttemptIndex`); a batch is committed once its attempt records are on Kafka. No
+ *   write-key lookup, admission queue, routing, retries, ordering or isolation.
  *
- * Neither retries: a POST that fails is counted in `failedPosts` (the receivers answer 200).
+ * None retries: a POST that fails is counted in `failedPosts` (the receivers answer 200).
  */
-export type E2eFloorKind = 'least' | 'mandated';
+export type E2eFloorKind = 'least' | 'mandated' | 'recorded';
 
 export interface E2eFloor {
   kind: E2eFloorKind;
@@ -65,20 +85,29 @@ export interface E2eFloorOptions {
   codec: EventCodec;
   sourceId: string;
   secret: string;
+  /** `recorded`: Hookline's settings, Avro codec and admin client (for the attempt index). */
+  config: Config;
+  avro: AvroCodec;
+  admin: Admin;
 }
 
 /** Turns a request body into records, and POSTs one record. */
 interface Relay {
   records(body: Buffer): { key: string | null; value: string | Buffer }[];
   deliver(message: KafkaMessage): Promise<boolean>;
-  close(): void;
+  close(): void | Promise<void>;
 }
 
 export async function startE2eFloor(options: E2eFloorOptions): Promise<E2eFloor> {
   const { kafka, producer, prefix, kind } = options;
   const topic = `${prefix}.floor-${kind}`;
   await createReadyTopic(kafka, topic, BENCH_PARTITIONS);
-  const relay = kind === 'least' ? leastRelay(options) : mandatedRelay(options);
+  const relay =
+    kind === 'least'
+      ? leastRelay(options)
+      : kind === 'mandated'
+        ? mandatedRelay(options)
+        : await recordedRelay(options, topic);
   let failedPosts = 0;
   const consumer: Consumer = kafka.consumer({
     groupId: `${topic}-relay`,
@@ -115,7 +144,7 @@ export async function startE2eFloor(options: E2eFloorOptions): Promise<E2eFloor>
     stop: async () => {
       await listening.close();
       await consumer.disconnect();
-      relay.close();
+      await relay.close();
     },
   };
 }
@@ -139,29 +168,128 @@ function leastRelay(options: E2eFloorOptions): Relay {
 }
 
 function mandatedRelay(options: E2eFloorOptions): Relay {
-  const { codec, secret, url } = options;
-  const client: WebhookClient = createWebhookClient({
-    maxSocketsPerOrigin: options.concurrency,
-    addressPolicy: createAddressPolicy({ allowedNetworks: LOOPBACK_NETWORKS.split(',') }),
+  const client = floorClient(options);
+  return {
+    records: (body) => trackingRecords(body, options),
+    deliver: async (m) => {
+      const { event, texts } = await options.codec.decodeWithTexts(m.value!);
+      const attempt = await signAndPost(client, options, serialisePayload(event, texts));
+      return isSuccess(attempt);
+    },
+    close: () => client.close(),
+  };
+}
+
+/** The destination id `recorded` names in its claims, metrics and attempt records. */
+const FLOOR_DESTINATION_ID = 'dst_floor';
+
+async function recordedRelay(options: E2eFloorOptions, topic: string): Promise<Relay> {
+  const { config, avro, codec } = options;
+  const clock = systemClock;
+  const logger = silentLogger();
+  const attemptsTopic = `${topic}.attempts`;
+  await createReadyTopic(options.kafka, attemptsTopic, BENCH_PARTITIONS);
+  const client = floorClient(options);
+  const dedupe = new DedupeWindow({
+    windowMs: config.routing.dedupeWindowMs,
+    maxEntries: config.routing.dedupeMaxEntries,
+    clock,
   });
+  const metrics = createDeliveryMetrics(new Registry());
+  // A producer of its own, made as Hookline makes its producer (its partitioner included).
+  const attemptsProducer = options.kafka.producer(producerSettings());
+  await attemptsProducer.connect();
+  const handoff = new BatchingProducer({
+    producer: attemptsProducer,
+    ackTimeoutMs: undefined,
+    clock,
+    logger,
+  }).lingering(config.kafka.lingerMs);
+  const index: AttemptIndex = await startAttemptIndex({
+    kafka: options.kafka,
+    admin: options.admin,
+    avro,
+    topic: attemptsTopic,
+    clientId: `${topic}-relay`,
+    windowMs: config.operations.attemptIndexWindowMs,
+    perDestination: config.operations.attemptsPerDestination,
+    maxBytes: config.operations.attemptIndexMaxBytes,
+    clock,
+    logger,
+  });
+  const destination_id = FLOOR_DESTINATION_ID;
   return {
     records: (body) => trackingRecords(body, options),
     deliver: async (m) => {
       const { event, texts } = await codec.decodeWithTexts(m.value!);
-      const body = serialisePayload(event, texts);
-      const attempt = await client.post({
-        url,
-        headers: {
-          'content-type': 'application/json',
-          'user-agent': client.userAgent,
-          [SIGNATURE_HEADER]: signatureFor(secret, body),
+      if (!dedupe.claim(`${event.sourceId}:${event.messageId}`)) return true;
+      const startedAtMs = clock.now();
+      metrics.inFlight.inc();
+      const attempt = await signAndPost(client, options, serialisePayload(event, texts));
+      metrics.inFlight.dec();
+      const ok = isSuccess(attempt);
+      const result = ok ? 'success' : 'http_5xx';
+      metrics.attempts.inc({ destination_id, result });
+      metrics.attemptSeconds.observe({ destination_id }, attempt.durationMs / 1_000);
+      await handoff.send([
+        {
+          topic: attemptsTopic,
+          key: destination_id,
+          value: encodeAttempt(avro, {
+            taskId: taskId(event.sourceId, event.messageId, destination_id),
+            destinationId: destination_id,
+            sourceId: event.sourceId,
+            messageId: event.messageId,
+            eventType: event.type,
+            attempt: 1,
+            atMs: startedAtMs,
+            durationMs: clock.now() - startedAtMs,
+            outcome: ok ? 'delivered' : 'dead_lettered',
+            urls: [
+              {
+                urlIndex: 0,
+                result,
+                ...(attempt.kind === 'response' && { status: attempt.status }),
+                durationMs: attempt.durationMs,
+              },
+            ],
+          }),
         },
-        body,
-      });
-      return attempt.kind === 'response' && attempt.status >= 200 && attempt.status < 300;
+      ]);
+      metrics.deliveries.inc({ destination_id, outcome: ok ? 'delivered' : 'dead_lettered' });
+      if (ok) metrics.endToEndSeconds.observe((clock.now() - Date.parse(event.receivedAt)) / 1_000);
+      return ok;
     },
-    close: () => client.close(),
+    close: async () => {
+      await index.stop();
+      await attemptsProducer.disconnect();
+      client.close();
+    },
   };
+}
+
+function floorClient(options: E2eFloorOptions): WebhookClient {
+  return createWebhookClient({
+    maxSocketsPerOrigin: options.concurrency,
+    addressPolicy: createAddressPolicy({ allowedNetworks: LOOPBACK_NETWORKS.split(',') }),
+  });
+}
+
+/** The webhook request the spec asks for: the body, its `X-Signature`, through Hookline's client. */
+function signAndPost(client: WebhookClient, options: E2eFloorOptions, body: string) {
+  return client.post({
+    url: options.url,
+    headers: {
+      'content-type': 'application/json',
+      'user-agent': client.userAgent,
+      [SIGNATURE_HEADER]: signatureFor(options.secret, body),
+    },
+    body,
+  });
+}
+
+function isSuccess(attempt: Awaited<ReturnType<WebhookClient['post']>>): boolean {
+  return attempt.kind === 'response' && attempt.status >= 200 && attempt.status < 300;
 }
 
 /**

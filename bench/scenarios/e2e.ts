@@ -31,6 +31,7 @@ const ROUNDS = 3;
 const FLOORS: [E2eFloorKind, string][] = [
   ['least', 'floor'],
   ['mandated', 'mandated relay'],
+  ['recorded', 'recorded relay'],
 ];
 
 interface Round {
@@ -65,7 +66,7 @@ export const e2eScenario: Scenario = {
     const producer = await rawProducer(kafka);
     const floors: E2eFloor[] = [];
     try {
-      const { config, events: codec } = app.app.parts;
+      const { config, events: codec, avro, admin } = app.app.parts;
       const {
         ids: [receiverId],
         urls: [url],
@@ -106,6 +107,9 @@ export const e2eScenario: Scenario = {
           kind,
           url: url!,
           secret: BENCH_SHARED_SECRET,
+          config,
+          avro,
+          admin,
         });
         floors.push(floor);
         await warmUpToSteadyState(ctx, floor, runOptions);
