@@ -89,6 +89,11 @@ export interface E2eFloorOptions {
   config: Config;
   avro: AvroCodec;
   admin: Admin;
+  /**
+   * `recorded`: keep an attempt index here (default true). Of several relay processes one keeps
+   * it, as of Hookline's HOOKLINE_WORKERS children one keeps the group's.
+   */
+  attemptIndex?: boolean;
 }
 
 /** Turns a request body into records, and POSTs one record. */
@@ -205,18 +210,21 @@ async function recordedRelay(options: E2eFloorOptions, topic: string): Promise<R
     clock,
     logger,
   }).lingering(config.kafka.lingerMs);
-  const index: AttemptIndex = await startAttemptIndex({
-    kafka: options.kafka,
-    admin: options.admin,
-    avro,
-    topic: attemptsTopic,
-    clientId: `${topic}-relay`,
-    windowMs: config.operations.attemptIndexWindowMs,
-    perDestination: config.operations.attemptsPerDestination,
-    maxBytes: config.operations.attemptIndexMaxBytes,
-    clock,
-    logger,
-  });
+  const index: AttemptIndex | undefined =
+    options.attemptIndex === false
+      ? undefined
+      : await startAttemptIndex({
+          kafka: options.kafka,
+          admin: options.admin,
+          avro,
+          topic: attemptsTopic,
+          clientId: `${topic}-relay`,
+          windowMs: config.operations.attemptIndexWindowMs,
+          perDestination: config.operations.attemptsPerDestination,
+          maxBytes: config.operations.attemptIndexMaxBytes,
+          clock,
+          logger,
+        });
   const destination_id = FLOOR_DESTINATION_ID;
   return {
     records: (body) => trackingRecords(body, options),
@@ -261,7 +269,7 @@ async function recordedRelay(options: E2eFloorOptions, topic: string): Promise<R
       return ok;
     },
     close: async () => {
-      await index.stop();
+      await index?.stop();
       await attemptsProducer.disconnect();
       client.close();
     },

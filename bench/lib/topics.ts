@@ -12,7 +12,9 @@ export async function createReadyTopic(kafka: Kafka, topic: string, partitions: 
   const admin = kafka.admin();
   await admin.connect();
   try {
-    await admin.createTopics({ topics: [{ topic, numPartitions: partitions }], waitForLeaders: true });
+    // Another process may have made it (the relay's processes): kafkajs logs an error for that.
+    if (!(await admin.listTopics()).includes(topic))
+      await admin.createTopics({ topics: [{ topic, numPartitions: partitions }], waitForLeaders: true });
     await waitUntilReadable(admin, [topic]);
   } finally {
     await admin.disconnect();

@@ -5,6 +5,7 @@ import { EventCodec } from '../../src/records/event';
 import { costPerDelivered, formatMachineUse, type MachineUse } from '../lib/machine-cpu';
 import { deliverAndWait, warmUpToSteadyState } from '../lib/pipeline';
 import { rawCeilingRound, warmRawCeiling, type RawCeilingOptions } from '../lib/raw-ceiling';
+import { startRelayProcesses, type RelayProcesses } from '../lib/relay-processes';
 import { benchKafka, rawProducer } from '../lib/raw-kafka';
 import { check, scaled, type Figure, type Scenario } from '../lib/scenario';
 import { buildDist, startSpawnedApp } from '../lib/spawned-app';
@@ -25,7 +26,12 @@ interface Round {
   ceiling: number;
   cpuUs: number;
   machine: MachineUse | undefined;
+  /** The recorded relay in as many processes, the same round (lib/relay-cluster.ts). */
+  relay: { ratio: number; delivered: number; cpuUs: number; machine: MachineUse | undefined };
 }
+
+/** The shared secret the destination has, so that the relay signs as much. */
+const SHARED_SECRET = 'bench-shared-secret';
 
 /**
  * Issue 16, "use the whole machine": the e2e pipeline with Hookline started as production starts
@@ -56,6 +62,7 @@ export const processesScenario: Scenario = {
       url: ctx.cluster.schemaRegistryUrl,
       logger: createLogger({ level: 'error' }),
     });
+    const relays: RelayProcesses[] = [];
     for (const workers of PROCESS_COUNTS) {
       const app = await startSpawnedApp(ctx, { scenario: `procs${workers}`, workers, built: true });
       // One producer per app: it would otherwise keep asking for the deleted topics of the last.
@@ -81,6 +88,23 @@ export const processesScenario: Scenario = {
           concurrency: DESTINATION_CONCURRENCY,
         };
         await warmRawCeiling(rawOptions);
+        // The recorded relay (lib/e2e-floor.ts), in as many processes as Hookline: what the issues
+        // ask of every delivered event, with Hookline's parts, and nothing else.
+        const relay = await startRelayProcesses(ctx, {
+          processes: workers,
+          prefix: app.prefix,
+          url: url!,
+          concurrency: DESTINATION_CONCURRENCY,
+          sourceId: source.id,
+          secret: SHARED_SECRET,
+        });
+        relays.push(relay);
+        await warmUpToSteadyState(ctx, relay, {
+          writeKey: source.writeKey,
+          receiverIds,
+          events,
+          timeoutMs: DELIVERY_TIMEOUT_MS,
+        });
         const rounds: Round[] = [];
         for (let round = 1; round <= ROUNDS; round++) {
           const raw = await rawCeilingRound(rawOptions, round);
@@ -99,13 +123,44 @@ export const processesScenario: Scenario = {
           if (!run.complete)
             notes.push(`INCOMPLETE (${workers} process(es), round ${round}): ${run.delivered}/${events}`);
           const delivered = perSecond(run.delivered, run.elapsedMs);
-          rounds.push({ ratio: delivered / raw.ceiling, delivered, ceiling: raw.ceiling, cpuUs, machine });
+          const relayed = await costPerDelivered(
+            relay.cpuSeconds,
+            () =>
+              deliverAndWait(ctx, relay, {
+                writeKey: source.writeKey,
+                receiverIds,
+                events,
+                label: `relay${workers}-${round}`,
+                timeoutMs: DELIVERY_TIMEOUT_MS,
+              }),
+            { hooklinePids: [relay.pid] },
+          );
+          if (!relayed.run.complete)
+            notes.push(
+              `INCOMPLETE (the relay, ${workers} process(es), round ${round}): ${relayed.run.delivered}/${events}`,
+            );
+          const relayDelivered = perSecond(relayed.run.delivered, relayed.run.elapsedMs);
+          rounds.push({
+            ratio: delivered / raw.ceiling,
+            delivered,
+            ceiling: raw.ceiling,
+            cpuUs,
+            machine,
+            relay: {
+              ratio: relayDelivered / raw.ceiling,
+              delivered: relayDelivered,
+              cpuUs: relayed.cpuUs,
+              machine: relayed.machine,
+            },
+          });
           ctx.log(
-            `processes: ${workers} process(es), round ${round}: raw ceiling ${Math.round(raw.ceiling)}/s, delivered ${Math.round(delivered)}/s`,
+            `processes: ${workers} process(es), round ${round}: raw ceiling ${Math.round(raw.ceiling)}/s, delivered ${Math.round(delivered)}/s, the recorded relay ${Math.round(relayDelivered)}/s`,
           );
         }
         const mid = [...rounds].sort((a, b) => a.ratio - b.ratio)[ROUNDS >> 1]!;
         medians.set(workers, mid);
+        const relayMid = [...rounds].sort((a, b) => a.relay.ratio - b.relay.ratio)[ROUNDS >> 1]!.relay;
+        const toRelay = rounds.map((r) => r.delivered / r.relay.delivered).sort((a, b) => a - b);
         figures.push(
           {
             label: `HOOKLINE_WORKERS=${workers}: raw ceiling`,
@@ -131,8 +186,21 @@ export const processesScenario: Scenario = {
             unit: 'µs/event',
             detail: formatMachineUse(mid.machine),
           },
+          {
+            label: `${workers} process(es): recorded relay ÷ raw ceiling`,
+            value: relayMid.ratio,
+            unit: '×',
+            detail: `lib/relay-cluster.ts, median of ${ROUNDS} rounds: ${rounds.map((r) => r.relay.ratio.toFixed(2)).join(', ')}; ${relayMid.cpuUs.toFixed(1)} µs CPU/event (primary + children); ${formatMachineUse(relayMid.machine)}`,
+          },
+          {
+            label: `HOOKLINE_WORKERS=${workers} ÷ recorded relay`,
+            value: toRelay[ROUNDS >> 1]!,
+            unit: '×',
+            detail: `median of ${ROUNDS} rounds: ${rounds.map((r) => (r.delivered / r.relay.delivered).toFixed(2)).join(', ')}`,
+          },
         );
       } finally {
+        for (const relay of relays.splice(0)) await relay.stop();
         await producer.disconnect();
         await app.stop();
       }
