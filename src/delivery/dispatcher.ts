@@ -142,8 +142,9 @@ export class Dispatcher implements HoldBack {
 
   /** Whether a rate-limited lane has a token now; if not, pumps it again when it will. */
   private tokenReady(destinationId: string, lane: Lane): boolean {
+    if (!lane.bucket) return true;
     const nowMs = this.options.clock.now();
-    if (!lane.bucket || lane.bucket.ready(nowMs)) return true;
+    if (lane.bucket.ready(nowMs)) return true;
     if (!lane.tokenTimer) {
       lane.tokenTimer = setTimeout(
         () => {
