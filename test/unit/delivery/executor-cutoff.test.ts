@@ -11,24 +11,14 @@ import type { CatalogView } from '../../../src/records/catalog-model';
 import type { DeadLetterWriter } from '../../../src/records/dead-letter';
 import type { DeliveryTask } from '../../../src/records/delivery-task';
 import { SecretKeyring } from '../../../src/security/secrets';
+import { deliveryTask } from '../../support/tasks';
 
 const S = 1_000;
 const H = 3_600 * S;
 const NOW = Date.parse('2024-05-01T12:00:00.000Z');
 
 /** An event received 5 h ago, dead-lettered, then redriven (or replayed) a second ago. */
-const base: DeliveryTask = {
-  taskId: 's:m:d',
-  destinationId: 'd',
-  sourceId: 's',
-  messageId: 'm',
-  eventType: 'track',
-  userKey: 'u',
-  payload: '{}',
-  receivedAtMs: NOW - 5 * H,
-  attempts: 0,
-  history: [],
-};
+const base: DeliveryTask = deliveryTask({ receivedAtMs: NOW - 5 * H });
 const reissued: DeliveryTask = { ...base, reissuedAtMs: NOW - S };
 
 /**

@@ -13,6 +13,7 @@ import { silentLogger } from '../../../src/observability/logger';
 import type { CatalogView } from '../../../src/records/catalog-model';
 import type { DeadLetterWriter } from '../../../src/records/dead-letter';
 import type { DeliveryTask } from '../../../src/records/delivery-task';
+import { deliveryTask } from '../../support/tasks';
 
 /**
  * Kafka unavailable right after a delivery (a broker restart): the hand-off is retried on its own,
@@ -20,18 +21,7 @@ import type { DeliveryTask } from '../../../src/records/delivery-task';
  * again from the start, one more POST to the receiver per retry.
  */
 describe('DeliveryExecutor hand-off while Kafka is unavailable', () => {
-  const task: DeliveryTask = {
-    taskId: 's:m:d',
-    destinationId: 'd',
-    sourceId: 's',
-    messageId: 'm',
-    eventType: 'track',
-    userKey: 'u',
-    payload: '{}',
-    receivedAtMs: Date.now(),
-    attempts: 0,
-    history: [],
-  };
+  const task: DeliveryTask = deliveryTask({ receivedAtMs: Date.now() });
 
   function executor(send: jest.Mock) {
     const post = jest.fn(async () => ({ kind: 'response' as const, status: 200, durationMs: 1 }));

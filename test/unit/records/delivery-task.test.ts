@@ -7,6 +7,7 @@ import {
   encodeTask,
   type DeliveryTask,
 } from '../../../src/records/delivery-task';
+import { deliveryTask } from '../../support/tasks';
 
 const today = loadSchemaFiles(defaultSchemaDir()).find((f) => f.fullName === DELIVERY_TASK_RECORD)!;
 
@@ -29,19 +30,11 @@ function codec(writer: avro.Type): AvroCodec {
   } as unknown as AvroCodec;
 }
 
-const task: DeliveryTask = {
-  taskId: 's:m:d',
-  destinationId: 'd',
-  sourceId: 's',
-  messageId: 'm',
-  eventType: 'track',
-  userKey: 'u',
-  payload: '{}',
+const task: DeliveryTask = deliveryTask({
   receivedAtMs: 1_700_000_000_000,
-  attempts: 0,
   history: [{ atMs: 1_700_000_001_000, durationMs: 12, urlIndex: 0, status: 503, result: 'http_5xx' }],
   reissuedAtMs: 1_700_000_900_000,
-};
+});
 
 describe('DeliveryTask ↔ Avro record', () => {
   it('round-trips a redriven or replayed task with its reissuedAt', async () => {

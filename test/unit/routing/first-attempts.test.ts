@@ -2,20 +2,10 @@ import { KafkaUnavailableError, WorkNotHeldError } from '../../../src/core/error
 import type { ConsumedMessage } from '../../../src/kafka/consumer';
 import type { DeliveryTask } from '../../../src/records/delivery-task';
 import { FirstAttempts, type LocalDelivery } from '../../../src/routing/first-attempts';
+import { deliveryTask } from '../../support/tasks';
 
 function task(destinationId: string): DeliveryTask {
-  return {
-    taskId: `s:m:${destinationId}`,
-    destinationId,
-    sourceId: 's',
-    messageId: 'm',
-    eventType: 'track',
-    userKey: 'u',
-    payload: '{}',
-    receivedAtMs: 0,
-    attempts: 0,
-    history: [],
-  };
+  return deliveryTask({ taskId: `s:m:${destinationId}`, destinationId });
 }
 
 function consumed(overrides: Partial<ConsumedMessage> = {}): ConsumedMessage {
