@@ -141,6 +141,7 @@ export function destinationView(destination: Destination, circuits?: CircuitRead
       }),
       webhooks: webhooks.map((w, i) => ({
         ...w,
+        url: urlWithoutPassword(w.url),
         headers: Object.fromEntries(Object.keys(w.headers).map((name) => [name, REDACTED_HEADER_VALUE])),
         ...(states && { circuit: states[i]! }),
       })),
@@ -149,4 +150,21 @@ export function destinationView(destination: Destination, circuits?: CircuitRead
     createdAt: destination.createdAt,
     updatedAt: destination.updatedAt,
   };
+}
+
+/**
+ * A webhook URL as the API shows it: a password in it (kept by a destination written before the
+ * admin API refused credentials in URLs) reads as `[redacted]`, as header values do. Delivery never
+ * sent it; it is a secret all the same.
+ */
+export function urlWithoutPassword(url: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return url;
+  }
+  if (parsed.password === '') return url;
+  const { protocol, username, host, pathname, search, hash } = parsed;
+  return `${protocol}//${username}:${REDACTED_HEADER_VALUE}@${host}${pathname}${search}${hash}`;
 }
