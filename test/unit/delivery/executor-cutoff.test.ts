@@ -1,17 +1,11 @@
-import { Registry } from 'prom-client';
-import type { AvroCodec } from '../../../src/avro/codec';
 import { DEFAULT_RETRY_CUTOFF_MS, DEFAULT_RETRY_SCHEDULE_MS } from '../../../src/config/retry';
 import { DeliveryExecutor } from '../../../src/delivery/executor';
 import type { WebhookClient } from '../../../src/delivery/http/client';
-import { createDeliveryMetrics } from '../../../src/delivery/metrics';
-import { SettingsOpener } from '../../../src/delivery/secrets';
 import type { BatchingProducer, OutgoingMessage } from '../../../src/kafka/batching-producer';
-import { silentLogger } from '../../../src/observability/logger';
-import type { CatalogView } from '../../../src/records/catalog-model';
 import type { DeadLetterWriter } from '../../../src/records/dead-letter';
 import type { DeliveryTask } from '../../../src/records/delivery-task';
-import { SecretKeyring } from '../../../src/security/secrets';
 import { deliveryTask } from '../../support/tasks';
+import { executorOptions } from './executor-support';
 
 const S = 1_000;
 const H = 3_600 * S;
@@ -30,32 +24,20 @@ describe('DeliveryExecutor: the cutoff of a task never attempted', () => {
   function executor(enabled: boolean) {
     const sent: OutgoingMessage[] = [];
     const deadLettered: { task: DeliveryTask; reason: string }[] = [];
-    const destination = {
-      id: 'd',
-      enabled,
-      settings: { webhooks: [{ url: 'http://127.0.0.1:9/hook', headers: {} }] },
-    };
-    const exec = new DeliveryExecutor({
-      catalog: { destination: () => destination } as unknown as CatalogView,
-      client: {} as WebhookClient,
-      producer: {
-        send: async (messages: OutgoingMessage[]) => void sent.push(...messages),
-      } as unknown as BatchingProducer,
-      avro: { encode: () => Buffer.alloc(1) } as unknown as AvroCodec,
-      deadLetters: {
-        task: async (task: DeliveryTask, reason: string) => void deadLettered.push({ task, reason }),
-      } as unknown as DeadLetterWriter,
-      retryPolicy: { scheduleMs: DEFAULT_RETRY_SCHEDULE_MS, cutoffMs: DEFAULT_RETRY_CUTOFF_MS },
-      disableWebhook: async () => undefined,
-      topicPrefix: 'p',
-      attemptsTopic: 'p.attempts',
-      deliveriesTopic: 'p.deliveries',
-      secrets: new SettingsOpener({ opener: new SecretKeyring({ current: Buffer.alloc(32, 1) }) }),
-      rotationOverlapMs: 0,
-      metrics: createDeliveryMetrics(new Registry()),
-      clock: { now: () => NOW },
-      logger: silentLogger(),
-    });
+    const exec = new DeliveryExecutor(
+      executorOptions({
+        enabled,
+        client: {} as WebhookClient,
+        producer: {
+          send: async (messages: OutgoingMessage[]) => void sent.push(...messages),
+        } as unknown as BatchingProducer,
+        deadLetters: {
+          task: async (task: DeliveryTask, reason: string) => void deadLettered.push({ task, reason }),
+        } as unknown as DeadLetterWriter,
+        retryPolicy: { scheduleMs: DEFAULT_RETRY_SCHEDULE_MS, cutoffMs: DEFAULT_RETRY_CUTOFF_MS },
+        clock: { now: () => NOW },
+      }),
+    );
     const outcome = () =>
       deadLettered.length > 0
         ? `dead-lettered: ${deadLettered.map((d) => d.reason).join(',')}`

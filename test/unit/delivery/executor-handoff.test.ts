@@ -1,19 +1,12 @@
-import { Registry } from 'prom-client';
-import type { AvroCodec } from '../../../src/avro/codec';
-import { systemClock } from '../../../src/core/clock';
 import { KafkaUnavailableError, UnencodableRecordError } from '../../../src/core/errors';
 import { DELIVERED_FROM_HEADER } from '../../../src/delivery/delivered-lookup';
 import { DeliveryExecutor } from '../../../src/delivery/executor';
-import { SettingsOpener } from '../../../src/delivery/secrets';
-import { SecretKeyring } from '../../../src/security/secrets';
 import type { WebhookClient } from '../../../src/delivery/http/client';
-import { createDeliveryMetrics } from '../../../src/delivery/metrics';
 import type { BatchingProducer } from '../../../src/kafka/batching-producer';
-import { silentLogger } from '../../../src/observability/logger';
-import type { CatalogView } from '../../../src/records/catalog-model';
 import type { DeadLetterWriter } from '../../../src/records/dead-letter';
 import type { DeliveryTask } from '../../../src/records/delivery-task';
 import { deliveryTask } from '../../support/tasks';
+import { executorOptions } from './executor-support';
 
 /**
  * Kafka unavailable right after a delivery (a broker restart): the hand-off is retried on its own,
@@ -25,28 +18,14 @@ describe('DeliveryExecutor hand-off while Kafka is unavailable', () => {
 
   function executor(send: jest.Mock) {
     const post = jest.fn(async () => ({ kind: 'response' as const, status: 200, durationMs: 1 }));
-    const destination = {
-      id: 'd',
-      enabled: true,
-      settings: { webhooks: [{ url: 'http://127.0.0.1:9/hook', headers: {} }] },
-    };
-    const exec = new DeliveryExecutor({
-      catalog: { destination: () => destination } as unknown as CatalogView,
-      client: { post, userAgent: 'test', close: () => undefined } as WebhookClient,
-      producer: { send } as unknown as BatchingProducer,
-      avro: { encode: () => Buffer.alloc(1) } as unknown as AvroCodec,
-      deadLetters: {} as DeadLetterWriter,
-      retryPolicy: { scheduleMs: [1_000], cutoffMs: 60_000 },
-      disableWebhook: async () => undefined,
-      topicPrefix: 'p',
-      attemptsTopic: 'p.attempts',
-      deliveriesTopic: 'p.deliveries',
-      secrets: new SettingsOpener({ opener: new SecretKeyring({ current: Buffer.alloc(32, 1) }) }),
-      rotationOverlapMs: 0,
-      metrics: createDeliveryMetrics(new Registry()),
-      clock: systemClock,
-      logger: silentLogger(),
-    });
+    const exec = new DeliveryExecutor(
+      executorOptions({
+        client: { post, userAgent: 'test', close: () => undefined } as WebhookClient,
+        producer: { send } as unknown as BatchingProducer,
+        deadLetters: {} as DeadLetterWriter,
+        retryPolicy: { scheduleMs: [1_000], cutoffMs: 60_000 },
+      }),
+    );
     return { exec, post };
   }
 
