@@ -108,53 +108,38 @@ export const processesScenario: Scenario = {
         const rounds: Round[] = [];
         for (let round = 1; round <= ROUNDS; round++) {
           const raw = await rawCeilingRound(rawOptions, round);
-          const { run, cpuUs, machine } = await costPerDelivered(
-            app.cpuSeconds,
-            () =>
-              deliverAndWait(ctx, app, {
-                writeKey: source.writeKey,
-                receiverIds,
-                events,
-                label: `procs${workers}-${round}`,
-                timeoutMs: DELIVERY_TIMEOUT_MS,
-              }),
-            { hooklinePids: [app.pid] },
-          );
-          if (!run.complete)
-            notes.push(`INCOMPLETE (${workers} process(es), round ${round}): ${run.delivered}/${events}`);
-          const delivered = perSecond(run.delivered, run.elapsedMs);
-          const relayed = await costPerDelivered(
-            relay.cpuSeconds,
-            () =>
-              deliverAndWait(ctx, relay, {
-                writeKey: source.writeKey,
-                receiverIds,
-                events,
-                label: `relay${workers}-${round}`,
-                timeoutMs: DELIVERY_TIMEOUT_MS,
-              }),
-            { hooklinePids: [relay.pid] },
-          );
-          if (!relayed.run.complete)
-            notes.push(
-              `INCOMPLETE (the relay, ${workers} process(es), round ${round}): ${relayed.run.delivered}/${events}`,
+          /** One run of `events` through `target` (Hookline or the relay): delivered/s, CPU, the machine. */
+          const measure = async (target: typeof app | typeof relay, name: string, label: string) => {
+            const { run, cpuUs, machine } = await costPerDelivered(
+              target.cpuSeconds,
+              () =>
+                deliverAndWait(ctx, target, {
+                  writeKey: source.writeKey,
+                  receiverIds,
+                  events,
+                  label: `${label}${workers}-${round}`,
+                  timeoutMs: DELIVERY_TIMEOUT_MS,
+                }),
+              { hooklinePids: [target.pid] },
             );
-          const relayDelivered = perSecond(relayed.run.delivered, relayed.run.elapsedMs);
+            if (!run.complete)
+              notes.push(
+                `INCOMPLETE (${name}${workers} process(es), round ${round}): ${run.delivered}/${events}`,
+              );
+            return { delivered: perSecond(run.delivered, run.elapsedMs), cpuUs, machine };
+          };
+          const { delivered, cpuUs, machine } = await measure(app, '', 'procs');
+          const relayed = await measure(relay, 'the relay, ', 'relay');
           rounds.push({
             ratio: delivered / raw.ceiling,
             delivered,
             ceiling: raw.ceiling,
             cpuUs,
             machine,
-            relay: {
-              ratio: relayDelivered / raw.ceiling,
-              delivered: relayDelivered,
-              cpuUs: relayed.cpuUs,
-              machine: relayed.machine,
-            },
+            relay: { ratio: relayed.delivered / raw.ceiling, ...relayed },
           });
           ctx.log(
-            `processes: ${workers} process(es), round ${round}: raw ceiling ${Math.round(raw.ceiling)}/s, delivered ${Math.round(delivered)}/s, the recorded relay ${Math.round(relayDelivered)}/s`,
+            `processes: ${workers} process(es), round ${round}: raw ceiling ${Math.round(raw.ceiling)}/s, delivered ${Math.round(delivered)}/s, the recorded relay ${Math.round(relayed.delivered)}/s`,
           );
         }
         const mid = [...rounds].sort((a, b) => a.ratio - b.ratio)[ROUNDS >> 1]!;
