@@ -34,6 +34,8 @@ const isScalarStart = (c: number) =>
 const ROOT_DEPTH = 1;
 const BATCH_DEPTH = 2;
 const ITEM_DEPTH = 3;
+/** `trackedDepth` while no object is followed: a depth that stray closing brackets never reach. */
+const NOT_FOLLOWING = Number.NEGATIVE_INFINITY;
 
 export function scanJson(text: string): JsonScan {
   const length = text.length;
@@ -42,7 +44,7 @@ export function scanJson(text: string): JsonScan {
   let depth = 0;
   // The object whose keys are followed (the root, or the current batch element) and where in it.
   let tracked: Map<string, string> | undefined;
-  let trackedDepth = -1;
+  let trackedDepth = NOT_FOLLOWING;
   let expectKey = false;
   let key: string | undefined;
   // A key with an escape: which key it is is not known, so no text of that object is kept.
@@ -125,7 +127,7 @@ export function scanJson(text: string): JsonScan {
         } else {
           if (rootPoisoned) root = undefined;
           tracked = undefined;
-          trackedDepth = -1;
+          trackedDepth = NOT_FOLLOWING;
         }
       } else if (depth === ROOT_DEPTH && inBatch) inBatch = false;
     } else if (c === COMMA) {

@@ -74,12 +74,49 @@ describe('scanJson', () => {
     });
   });
 
-  it.each(['', '{', '{"a":', '{"a":{"b":[1,2', '"unterminated', ']]]}}}', '{"batch":[{"a":{}}', 'nul'])(
-    'does not throw on invalid JSON: %j',
-    (text) => {
-      expect(() => scanJson(text)).not.toThrow();
-    },
-  );
+  it.each([
+    '',
+    '{',
+    '{"a":',
+    '{"a":{"b":[1,2',
+    '"unterminated',
+    ']]]}}}',
+    '{"batch":[{"a":{}}',
+    'nul',
+    // Stray closing brackets after the root closed, then a value or a key-like string.
+    '{"a":[]],]-]}',
+    '{}],"x"[]]',
+    '],"a"[]]',
+  ])('does not throw on invalid JSON: %j', (text) => {
+    expect(() => scanJson(text)).not.toThrow();
+  });
+
+  it('does not throw on any sequence of JSON tokens', () => {
+    const token = fc.constantFrom(
+      '{',
+      '}',
+      '[',
+      ']',
+      ',',
+      ':',
+      '"a"',
+      '"batch"',
+      '"p"',
+      '1',
+      '-1.5',
+      'true',
+      ' ',
+      '"\\""',
+    );
+    fc.assert(
+      fc.property(fc.array(token, { maxLength: 24 }), (tokens) => {
+        const text = tokens.join('');
+        expect(() => scanJson(text)).not.toThrow();
+        expect(scanJson(text).exact).toBe(numbersAreExact(text));
+      }),
+      { numRuns: 2000 },
+    );
+  });
 
   it('says a text is exact exactly when numbersAreExact does', () => {
     const number = fc.oneof(

@@ -148,4 +148,11 @@ describe('parseJsonText', () => {
     expect(parsed.plain).toBe(plain);
     expect(stringifyJson(parsed.value)).toBe(text);
   });
+
+  it.each(['{"a":[]],]-]}', '{}],"x"[]]', '{"batch":[{"p":{}}'])(
+    "refuses invalid tracking JSON with the parser's own error: %j",
+    (text) => {
+      expect(() => parseJsonText(text, { events: true })).toThrow(SyntaxError);
+    },
+  );
 });
