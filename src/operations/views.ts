@@ -43,6 +43,10 @@ export const taskDeadLetterSchema = z
     attempts: int,
     receivedAt: timestamp,
     firstAttemptAt: timestamp.optional(),
+    reissuedAt: timestamp.optional().meta({
+      description:
+        'Set when a redrive or replay wrote the task anew; its 4-hour retry cutoff counts from then, or from its first attempt after it.',
+    }),
     deadLetteredAt: timestamp,
     redrivenAt: timestamp.optional().meta({ description: 'Set once redriven; a redrive skips it then.' }),
     history: z.array(attemptSummarySchema).meta({ description: 'Every attempt, oldest first.' }),
@@ -198,6 +202,7 @@ function taskView({ task, position, redrivenAtMs }: IndexedDeadLetter<TaskDeadLe
     attempts: task.attempts,
     receivedAt: iso(task.receivedAtMs),
     firstAttemptAt: optionalIso(task.firstAttemptAtMs),
+    reissuedAt: optionalIso(task.reissuedAtMs),
     deadLetteredAt: iso(task.deadLetteredAtMs ?? 0),
     redrivenAt: optionalIso(redrivenAtMs),
     history: task.history.map((h) => ({

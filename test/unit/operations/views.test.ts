@@ -6,7 +6,7 @@ describe('operations views', () => {
     const entry = {
       kind: 'task' as const,
       position: at(0, 4),
-      task: deadTask({ at: Date.UTC(2024, 4, 1) }),
+      task: deadTask({ at: Date.UTC(2024, 4, 1), reissuedAtMs: 150 }),
       redrivenAtMs: Date.UTC(2024, 4, 2),
     };
     expect(deadLetterView(entry)).toEqual({
@@ -21,6 +21,7 @@ describe('operations views', () => {
       attempts: 2,
       receivedAt: '1970-01-01T00:00:00.100Z',
       firstAttemptAt: '1970-01-01T00:00:00.200Z',
+      reissuedAt: '1970-01-01T00:00:00.150Z',
       deadLetteredAt: '2024-05-01T00:00:00.000Z',
       redrivenAt: '2024-05-02T00:00:00.000Z',
       history: [
