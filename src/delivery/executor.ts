@@ -21,13 +21,10 @@ import { standardWebhooksKeysAt, type OpenedSettings, type SettingsOpener } from
 import { SecretUnreadableError } from '../security/secrets';
 import { webhookIdFor } from './http/standard-webhooks';
 import { dueAtHeader } from './retry/due-header';
-import { cutoffClockStartMs, parkingStep, pauseStep } from './retry/schedule';
+import { cutoffClockStartMs, parkingStep, PAUSED_ERROR, pauseStep, timesPaused } from './retry/schedule';
 
 /** Hand-offs Kafka did not take are tried again within 1 s: done (committed) soon after it is back. */
 const HANDOFF_BACKOFF: BackoffPolicy = { initialDelayMs: 100, maxDelayMs: 1_000 };
-
-/** The history entry of a task parked while its destination is disabled. */
-const PAUSED = 'destination_disabled';
 
 export interface DeliveryExecutorOptions {
   catalog: CatalogView;
@@ -218,10 +215,9 @@ export class DeliveryExecutor {
   private async pause(task: DeliveryTask): Promise<void> {
     const { retryPolicy, clock } = this.options;
     const nowMs = clock.now();
-    const pausedTimes = task.history.filter((h) => h.result === 'deferred' && h.error === PAUSED).length;
     const step = pauseStep({
       policy: retryPolicy,
-      pausedTimes,
+      pausedTimes: timesPaused(task),
       startedAtMs: cutoffClockStartMs(task),
       nowMs,
     });
@@ -230,7 +226,7 @@ export class DeliveryExecutor {
       ...task,
       history: [
         ...task.history,
-        { atMs: nowMs, durationMs: 0, urlIndex: 0, result: 'deferred', error: PAUSED },
+        { atMs: nowMs, durationMs: 0, urlIndex: 0, result: 'deferred', error: PAUSED_ERROR },
       ],
     };
     await this.options.producer.send([this.delayed(paused, step.delayMs, nowMs + step.delayMs)]);

@@ -67,6 +67,21 @@ export function cutoffClockStartMs(
   return task.firstAttemptAtMs ?? task.reissuedAtMs ?? task.receivedAtMs;
 }
 
+/** The history entry's error of a task parked while its destination is disabled. */
+export const PAUSED_ERROR = 'destination_disabled';
+
+/**
+ * How often a task was parked while its destination was disabled, in its current life: since a
+ * redrive or replay wrote it anew (`reissuedAtMs`), whose history keeps its earlier pauses.
+ */
+export function timesPaused(task: Pick<DeliveryTask, 'history' | 'reissuedAtMs'>): number {
+  const sinceMs = task.reissuedAtMs ?? Number.NEGATIVE_INFINITY;
+  let times = 0;
+  for (const h of task.history)
+    if (h.result === 'deferred' && h.error === PAUSED_ERROR && h.atMs >= sinceMs) times++;
+  return times;
+}
+
 /**
  * Where a task waits while its destination is disabled: one step further along the schedule each
  * time it comes back still disabled (`pausedTimes`: how often it was parked so), so a long pause

@@ -63,6 +63,20 @@ describe('DeliveryExecutor: the cutoff of a task never attempted', () => {
   it.each<[string, DeliveryTask, string]>([
     ['a redriven task of an old event', reissued, 'p.retry.10s'],
     ['a task received 5 h ago, never redriven', base, 'dead-lettered: destination_disabled'],
+    [
+      'a redriven task paused 3 times before its redrive (the first step again)',
+      {
+        ...reissued,
+        history: [1, 2, 3].map((n) => ({
+          atMs: NOW - 5 * H + n * S,
+          durationMs: 0,
+          urlIndex: 0,
+          result: 'deferred' as const,
+          error: 'destination_disabled',
+        })),
+      },
+      'p.retry.10s',
+    ],
   ])('pauses %s for a disabled destination → %s', async (_, task, expected) => {
     const { exec, outcome } = executor(false);
     await exec.execute(task);

@@ -8,6 +8,7 @@ import {
   nextRetry,
   parkingStep,
   pauseStep,
+  timesPaused,
 } from '../../../../src/delivery/retry/schedule';
 import { formatDelay, retryTopic } from '../../../../src/kafka/topics';
 
@@ -130,6 +131,31 @@ describe('pauseStep (destination disabled)', () => {
       kind: 'dead-letter',
       reason: 'destination_disabled',
     });
+  });
+});
+
+describe('timesPaused', () => {
+  const entry = (atMs: number, result: 'deferred' | 'http_5xx', error?: string) => ({
+    atMs,
+    durationMs: 0,
+    urlIndex: 0,
+    result,
+    error,
+  });
+  const history = [
+    entry(1_000, 'deferred', 'destination_disabled'),
+    entry(2_000, 'http_5xx', 'HTTP 503'),
+    entry(3_000, 'deferred', 'destination_disabled'),
+    entry(4_000, 'deferred', 'retry_after'),
+    entry(6_000, 'deferred', 'destination_disabled'),
+  ];
+  it.each([
+    ['never reissued: every pause', undefined, 3],
+    ['redriven at 5 s: the pause after it', 5_000, 1],
+    ['redriven after its last pause: none', 7_000, 0],
+    ['redriven at the moment of a pause: that one counts', 3_000, 2],
+  ])('%s', (_, reissuedAtMs, times) => {
+    expect(timesPaused({ history, reissuedAtMs })).toBe(times);
   });
 });
 
