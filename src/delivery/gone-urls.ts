@@ -9,7 +9,8 @@ import type { CatalogView } from '../records/catalog-model';
  * answers 410 again must be disabled again (a memo kept for the process's life skipped it until a
  * restart). The memo only holds the writes under way, so the 410s of tasks in flight meanwhile
  * add no second write; a failed write is tried again at the next 410. A write returns once its
- * record is applied here, so the catalog shows the mark by the time the memo forgets it.
+ * record is applied here, so the catalog shows the mark by the time the memo forgets it; one that
+ * found the URL already disabled (a write whose wait had timed out, applied since) is not counted.
  */
 export class GoneUrls {
   private readonly writing = new Set<string>();
@@ -17,6 +18,7 @@ export class GoneUrls {
   constructor(
     private readonly options: {
       catalog: Pick<CatalogView, 'destination'>;
+      /** Resolves to undefined when it changed nothing (the URL already disabled, or gone). */
       disableWebhook: (destinationId: string, url: string, reason: string) => Promise<unknown>;
       onDisabled: (destinationId: string) => void;
       logger: Logger;
@@ -28,8 +30,8 @@ export class GoneUrls {
     if (this.writing.has(key) || !this.enabledInCatalog(destinationId, url)) return;
     this.writing.add(key);
     try {
-      await this.options.disableWebhook(destinationId, url, 'http_410');
-      this.options.onDisabled(destinationId);
+      const changed = await this.options.disableWebhook(destinationId, url, 'http_410');
+      if (changed !== undefined) this.options.onDisabled(destinationId);
     } catch (err) {
       this.options.logger.error(
         { err: (err as Error).message, destinationId },

@@ -26,14 +26,21 @@ describe('GoneUrls', () => {
         failures -= 1;
         throw new Error('Kafka unavailable');
       }
-      webhooks = webhooks.map((w) =>
-        w.url === url && !w.disabled ? { ...w, disabled: { at: '2024-05-01T10:00:00.000Z', reason } } : w,
+      const index = webhooks.findIndex((w) => w.url === url && !w.disabled);
+      if (index === -1) return undefined; // the service's answer when it changes nothing
+      webhooks = webhooks.map((w, i) =>
+        i === index ? { ...w, disabled: { at: '2024-05-01T10:00:00.000Z', reason } } : w,
       );
+      return { id: 'd' };
     });
     const onDisabled = jest.fn();
+    // What this process has applied; `lagging` freezes it, as when a write's record is not applied yet.
+    let applied: WebhookEntry[] | undefined;
     const catalog = {
       destination: (id: string) =>
-        id === 'd' ? ({ id, settings: { webhooks } } as unknown as Destination) : undefined,
+        id === 'd'
+          ? ({ id, settings: { webhooks: applied ?? webhooks } } as unknown as Destination)
+          : undefined,
     };
     const gone = new GoneUrls({ catalog, disableWebhook, onDisabled, logger: silentLogger() });
     return {
@@ -44,6 +51,9 @@ describe('GoneUrls', () => {
       /** An admin PATCH of settings.webhooks: the list replaced, the disabled marks gone. */
       replaceList: (urls: string[]) => {
         webhooks = urls.map((url) => ({ url, headers: {} }));
+      },
+      lagging: () => {
+        applied = webhooks;
       },
       holdWrites: () => {
         hold = true;
@@ -98,6 +108,18 @@ describe('GoneUrls', () => {
     s.onDisabled.mockClear();
     await s.gone.disable(destinationId, url);
     expect(s.disableWebhook).not.toHaveBeenCalled();
+    expect(s.onDisabled).not.toHaveBeenCalled();
+  });
+
+  it('does not count a write that found the URL already disabled', async () => {
+    const s = setup();
+    s.lagging(); // this process still shows URL_A enabled...
+    await s.gone.disable('d', URL_A); // ...when a write (say, one whose wait timed out) lands
+    s.onDisabled.mockClear();
+
+    await s.gone.disable('d', URL_A);
+
+    expect(s.disableWebhook).toHaveBeenCalledTimes(2);
     expect(s.onDisabled).not.toHaveBeenCalled();
   });
 
