@@ -58,6 +58,8 @@ export interface Config {
     attemptIndex: 'true' | 'false' | 'shared';
     /** HOOKLINE_ADVERTISED_URL; compose fills in the default once the ports are bound. */
     advertisedUrl: string | undefined;
+    /** HOOKLINE_ADVERTISED_HOST: the default URL's host, in place of the listening host. */
+    advertisedHost: string | undefined;
     attemptIndexWindowMs: number;
     attemptsPerDestination: number;
     attemptIndexMaxBytes: number;
@@ -176,6 +178,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     operations: {
       attemptIndex: c.HOOKLINE_ATTEMPT_INDEX,
       advertisedUrl: c.HOOKLINE_ADVERTISED_URL,
+      advertisedHost: c.HOOKLINE_ADVERTISED_HOST,
       attemptIndexWindowMs: c.HOOKLINE_ATTEMPT_INDEX_WINDOW,
       attemptsPerDestination: c.HOOKLINE_ATTEMPT_INDEX_PER_DESTINATION,
       attemptIndexMaxBytes: c.HOOKLINE_ATTEMPT_INDEX_MAX_BYTES,

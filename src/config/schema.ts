@@ -297,6 +297,11 @@ export const envSchema = z.object({
    * or the host name when it listens on every address>:<the admin API's port>.
    */
   HOOKLINE_ADVERTISED_URL: envUrl().optional(),
+  /**
+   * The host (name or IP address, IPv6 unbracketed) that the default HOOKLINE_ADVERTISED_URL
+   * names instead of the listening host: the chart sets the pod's IP, which may be IPv6.
+   */
+  HOOKLINE_ADVERTISED_HOST: envString().optional(),
   /** The attempt index (GET .../attempts) starts this far back in `<prefix>.attempts`. */
   HOOKLINE_ATTEMPT_INDEX_WINDOW: envDurationMs().default(86_400_000),
   /** Attempts kept in memory per destination; older ones fall out. */

@@ -3,19 +3,21 @@ import type { Config } from '../config/config';
 
 /**
  * Where the other processes of a shared attempt index reach this one's admin API: the
- * configured HOOKLINE_ADVERTISED_URL, or the address the admin API listens on (its own server's,
- * else the HTTP server's) with the port it bound; a wildcard address (every interface) gives the
- * host name instead, which the others must then be able to resolve.
+ * configured HOOKLINE_ADVERTISED_URL; else, with the port the admin API bound, the configured
+ * HOOKLINE_ADVERTISED_HOST or the address the admin API listens on (its own server's, else the
+ * HTTP server's). A wildcard address (every interface) gives the host name instead, which the
+ * others must then be able to resolve. An IPv6 address is bracketed.
  */
 export function advertisedUrlFor(options: {
   configured: string | undefined;
+  advertisedHost?: string;
   host: string;
   port: number;
   hostname?: () => string;
 }): string {
   if (options.configured) return options.configured.replace(/\/+$/, '');
   const wildcard = options.host === '0.0.0.0' || options.host === '::' || options.host === '';
-  const host = wildcard ? (options.hostname ?? os.hostname)() : options.host;
+  const host = options.advertisedHost ?? (wildcard ? (options.hostname ?? os.hostname)() : options.host);
   return `http://${host.includes(':') ? `[${host}]` : host}:${options.port}`;
 }
 
@@ -29,6 +31,7 @@ export function sharedAttemptIndexSettings(config: Config, adminPort: number) {
     groupId: `${config.topics.prefix}.attempt-index`,
     advertisedUrl: advertisedUrlFor({
       configured: config.operations.advertisedUrl,
+      advertisedHost: config.operations.advertisedHost,
       host: (config.adminHttp ?? config.http).host,
       port: adminPort,
     }),

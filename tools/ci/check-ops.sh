@@ -119,12 +119,14 @@ for doc in yaml.safe_load_all(open(sys.argv[1])):
     if index != ("shared" if api else "false"):
         sys.exit(f"{name}: HOOKLINE_ATTEMPT_INDEX is {index}")
     if api:
-        url = env["HOOKLINE_ADVERTISED_URL"]["value"]
-        port = ports.get("admin", ports["http"])
-        if url != f"http://$(POD_IP):{port}" or env["POD_IP"]["valueFrom"]["fieldRef"]["fieldPath"] != "status.podIP":
-            sys.exit(f"{name}: HOOKLINE_ADVERTISED_URL {url} is not the pod's admin API (port {port})")
-        if list(env).index("POD_IP") > list(env).index("HOOKLINE_ADVERTISED_URL"):
-            sys.exit(f"{name}: POD_IP must come before HOOKLINE_ADVERTISED_URL, which refers to it")
+        # Hookline makes http://<host>:<the admin API's bound port> of it, bracketing an IPv6 address.
+        host = env["HOOKLINE_ADVERTISED_HOST"]["value"]
+        if host != "$(POD_IP)" or env["POD_IP"]["valueFrom"]["fieldRef"]["fieldPath"] != "status.podIP":
+            sys.exit(f"{name}: HOOKLINE_ADVERTISED_HOST {host} is not the pod's IP")
+        if list(env).index("POD_IP") > list(env).index("HOOKLINE_ADVERTISED_HOST"):
+            sys.exit(f"{name}: POD_IP must come before HOOKLINE_ADVERTISED_HOST, which refers to it")
+        if "HOOKLINE_ADVERTISED_URL" in env:
+            sys.exit(f"{name}: HOOKLINE_ADVERTISED_URL would override the advertised host")
     print(f"{name}: attempt index {index}")
 PY
 done

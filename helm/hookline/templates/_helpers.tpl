@@ -168,8 +168,42 @@ Checks the values once; every template that renders a workload includes it.
 {{- if and .Values.secretsKey.existingSecretPreviousKey (not .Values.secretsKey.existingSecret) }}
 {{- fail "secretsKey.existingSecretPreviousKey needs secretsKey.existingSecret: rotate the key in a Secret you manage" }}
 {{- end }}
-{{- if not (or .Values.roles.combined .Values.roles.ingest.enabled .Values.roles.router.enabled .Values.roles.worker.enabled) }}
-{{- fail "no role enabled: set roles.combined=true or enable at least one of roles.ingest, roles.router, roles.worker" }}
+{{- if not (or .Values.roles.combined .Values.roles.ingest.enabled .Values.roles.router.enabled .Values.roles.worker.enabled .Values.roles.audiences.enabled) }}
+{{- fail "no role enabled: set roles.combined=true or enable at least one of roles.ingest, roles.router, roles.worker, roles.audiences" }}
+{{- end }}
+{{- /* Settings the chart writes itself: a second value in `config` would clash with them. */}}
+{{- $managed := dict
+  "HOOKLINE_HTTP_HOST" "listenHost"
+  "HOOKLINE_HTTP_PORT" "containerPort"
+  "HOOKLINE_ADMIN_PORT" "adminApi.containerPort"
+  "HOOKLINE_WORKERS" "processesPerPod"
+  "HOOKLINE_ROLES" "roles"
+  "HOOKLINE_ATTEMPT_INDEX" "roles.<role>.extraEnv"
+  "HOOKLINE_ADVERTISED_HOST" "roles.<role>.extraEnv"
+  "HOOKLINE_ADVERTISED_URL" "roles.<role>.extraEnv"
+  "HOOKLINE_ALLOWED_NETWORKS" "allowedNetworks"
+  "HOOKLINE_LOG_LEVEL" "logLevel"
+  "KAFKA_BROKERS" "kafka.brokers"
+  "KAFKA_CLIENT_ID" "kafka.clientId"
+  "KAFKA_SSL" "kafka.ssl"
+  "KAFKA_SASL_MECHANISM" "kafka.sasl"
+  "KAFKA_SASL_USERNAME" "kafka.sasl"
+  "HOOKLINE_KAFKA_ACK_TIMEOUT" "kafka.ackTimeout"
+  "HOOKLINE_KAFKA_LINGER" "kafka.linger"
+  "SCHEMA_REGISTRY_URL" "schemaRegistry.url"
+  "SCHEMA_REGISTRY_USERNAME" "schemaRegistry"
+  "HOOKLINE_TOPIC_PREFIX" "topics.prefix"
+  "HOOKLINE_CREATE_TOPICS" "topics.create"
+  "HOOKLINE_TOPIC_PARTITIONS" "topics.partitions"
+  "HOOKLINE_TOPIC_REPLICATION_FACTOR" "topics.replicationFactor"
+  "HOOKLINE_DLQ_INDEX_DIR" "dlqIndex (the chart mounts the directory)"
+  "HOOKLINE_DLQ_CACHE_ENTRIES" "dlqIndex.cacheEntries"
+  "HOOKLINE_AUDIENCE_STATE_DIR" "audienceState (the chart mounts the directory)"
+  "HOOKLINE_AUDIENCE_CACHE_USERS" "audienceState.cacheUsers" }}
+{{- range $name, $_ := .Values.config }}
+{{- if hasKey $managed $name }}
+{{- fail (printf "config.%s is set by the chart: use %s instead" $name (get $managed $name)) }}
+{{- end }}
 {{- end }}
 {{- if .Values.adminToken.value }}
 {{- fail "adminToken.value is no longer accepted (chart 0.3.0): the admin token comes only from a Secret. Put it in a Secret and set adminToken.existingSecret, or leave both empty for a generated token" }}

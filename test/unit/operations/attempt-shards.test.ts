@@ -169,6 +169,21 @@ describe('advertisedUrlFor', () => {
       'http://pod-7:8080',
     ],
     ['an IPv6 address in brackets', { configured: undefined, host: '::1', port: 8080 }, 'http://[::1]:8080'],
+    [
+      "the advertised host (a pod's IPv4 address)",
+      { configured: undefined, advertisedHost: '10.1.2.3', host: '0.0.0.0', port: 8081 },
+      'http://10.1.2.3:8081',
+    ],
+    [
+      "the advertised host (a pod's IPv6 address), in brackets",
+      { configured: undefined, advertisedHost: 'fd00:10:244::5', host: '::', port: 8081 },
+      'http://[fd00:10:244::5]:8081',
+    ],
+    [
+      'the configured URL over the advertised host',
+      { configured: 'http://hookline-0.hookline:8081', advertisedHost: '10.1.2.3', host: '::', port: 1 },
+      'http://hookline-0.hookline:8081',
+    ],
   ])('%s', (_case, options, expected) => {
     expect(advertisedUrlFor({ ...options, hostname: () => 'pod-7' })).toBe(expected);
   });
