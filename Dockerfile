@@ -43,6 +43,10 @@ COPY --from=build /app/dist ./dist
 # The Avro schemas are read at run time from <repo root>/schemas, next to dist/.
 COPY schemas ./schemas
 
+# The one place written at run time, by the app user: the dead-letter index and the audience state
+# (a volume in docker-compose; the chart mounts emptyDirs there). A new volume takes its owner.
+RUN mkdir -p /var/lib/hookline && chown 1000:1000 /var/lib/hookline
+
 # The `node` user of the base image, by number so that `runAsNonRoot` can verify it.
 USER 1000:1000
 EXPOSE 8080
