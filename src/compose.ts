@@ -283,7 +283,7 @@ export async function startApp(options: AppOptions): Promise<App> {
         })
       : undefined;
     if (routerRole) lifecycle.onStop('router', () => routerRole.stop());
-    const audiences = await startAudiences({ ...clients, events, catalog, config, clock, logger });
+    const audiences = await startAudiences({ ...clients, events, catalog, config, metrics, clock, logger });
     lifecycle.onStop('audiences', () => audiences.stop());
     // --- the admin API, every stage's routes in one place ---
     mountAdminApi({

@@ -1,8 +1,10 @@
 import type { Admin, Consumer, EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs';
+import type { Registry } from 'prom-client';
 import type { CatalogStore } from '../catalog';
 import type { Clock } from '../core/clock';
 import { UndecodableRecordError, errorMessage } from '../core/errors';
 import type { HooklineEvent } from '../events/types';
+import { startLagMonitor } from '../kafka/lag';
 import { CoPartitionedAssigner } from '../kafka/co-partitioned-assigner';
 import { restartAfterCrashes, stoppableRetry, type CrashRestart } from '../kafka/crash-restart';
 import type { Logger } from '../observability/logger';
@@ -45,6 +47,8 @@ export interface AudienceProcessorOptions {
   /** Most user states held decoded in memory, shared evenly by the owned partitions. */
   cacheUsers: number;
   sessionTimeoutMs: number;
+  /** Where `hookline_consumer_lag` of the group's owned partitions goes; none without. */
+  metrics?: Registry;
   clock: Clock;
   logger: Logger;
 }
@@ -67,6 +71,7 @@ export class AudienceProcessor {
   private flushTimer: NodeJS.Timeout | undefined;
   private soon: NodeJS.Timeout | undefined;
   private idleTimer: NodeJS.Timeout | undefined;
+  private lagMonitor: { stop(): void } | undefined;
   /** hookline.events is not fetched: nothing could change (see `followEvents`). */
   private eventsPaused = false;
   private stopping = false;
@@ -127,6 +132,20 @@ export class AudienceProcessor {
     await this.followEventsOrLog();
     this.idleTimer = setInterval(() => void this.followEventsOrLog(), IDLE_ADVANCE_MS);
     this.timer = setInterval(() => void this.tick(), this.options.syncIntervalMs);
+    const { admin, groupId, metrics, logger } = this.options;
+    if (metrics) {
+      this.lagMonitor = startLagMonitor({
+        admin,
+        groupId,
+        // Partition n of both topics (CoPartitionedAssigner).
+        assigned: () =>
+          this.assigned.flatMap((partition) =>
+            [topics.events, topics.commands].map((topic) => ({ topic, partition })),
+          ),
+        metrics,
+        logger,
+      });
+    }
     if (evaluateIntervalMs > 0) {
       const checkMs = Math.min(1_000, Math.max(10, evaluateIntervalMs / 4));
       this.flushTimer = setInterval(() => void this.flushDue(), checkMs);
@@ -374,6 +393,7 @@ export class AudienceProcessor {
     clearInterval(this.timer);
     clearInterval(this.flushTimer);
     clearInterval(this.idleTimer);
+    this.lagMonitor?.stop();
     clearTimeout(this.soon);
     this.unsubscribe();
     await this.flushDue(true);

@@ -1,3 +1,4 @@
+import type { Registry } from 'prom-client';
 import type { Admin, Kafka } from 'kafkajs';
 import type { Catalog } from '../catalog';
 import type { AdminRoute } from '../http/admin';
@@ -32,6 +33,8 @@ export interface AudiencesOptions {
     topics: Pick<Config['topics'], 'prefix'>;
     kafka: Pick<Config['kafka'], 'sessionTimeoutMs'>;
   };
+  /** The process's registry: the processor's consumer lag. */
+  metrics?: Registry;
   clock: Clock;
   logger: Logger;
 }
@@ -106,6 +109,7 @@ export async function startAudiences(options: AudiencesOptions): Promise<Audienc
       groupId,
       ...config.audiences,
       sessionTimeoutMs: config.kafka.sessionTimeoutMs,
+      metrics: options.metrics,
       clock: options.clock,
       logger: log,
     });

@@ -31,6 +31,15 @@ export function startLagMonitor(options: LagMonitorOptions): { stop(): void } {
     partition: String(partition),
   });
   let previous = new Set<string>();
+  /** Removes the series of partitions this member no longer owns: their new owner reports them. */
+  const keepOnly = (reported: Set<string>) => {
+    for (const key of previous) {
+      if (reported.has(key)) continue;
+      const i = key.lastIndexOf(':');
+      gauge.remove(labels(key.slice(0, i), Number(key.slice(i + 1))));
+    }
+    previous = reported;
+  };
   let running = false;
   const measure = async () => {
     if (running) return;
@@ -38,7 +47,7 @@ export function startLagMonitor(options: LagMonitorOptions): { stop(): void } {
     try {
       const owned = [...options.assigned()];
       const topics = [...new Set(owned.map((p) => p.topic))];
-      if (topics.length === 0) return;
+      if (topics.length === 0) return keepOnly(new Set()); // a member left with no partition
       const [committed, ...highs] = await Promise.all([
         options.admin.fetchOffsets({ groupId: options.groupId, topics }),
         ...topics.map((topic) => options.admin.fetchTopicOffsets(topic)),
@@ -66,13 +75,7 @@ export function startLagMonitor(options: LagMonitorOptions): { stop(): void } {
         gauge.set(labels(topic, partition), Number(range.high > from ? range.high - from : 0n) + holes);
         reported.add(key);
       }
-      // Partitions this member no longer owns: their new owner reports them.
-      for (const key of previous) {
-        if (reported.has(key)) continue;
-        const i = key.lastIndexOf(':');
-        gauge.remove(labels(key.slice(0, i), Number(key.slice(i + 1))));
-      }
-      previous = reported;
+      keepOnly(reported);
     } catch (err) {
       options.logger.debug({ err: errorMessage(err), groupId: options.groupId }, 'lag not measured');
     } finally {

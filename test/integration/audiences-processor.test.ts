@@ -106,6 +106,22 @@ describe('audience processor', () => {
     await processorCaughtUp();
     expect(eventBatches).toBe(0);
     stopCounting();
+    // ... and hookline_consumer_lag shows it (0 on hookline.events), for both of the group's topics.
+    const { metrics } = app.app.parts;
+    await eventually(
+      async () => {
+        const values = (await metrics.getSingleMetric('hookline_consumer_lag')!.get()).values.filter(
+          (v) => v.labels.group === `${config.topics.prefix}.audiences`,
+        );
+        const on = (topic: string) => values.filter((v) => v.labels.topic === topic);
+        return (
+          on(topics.audienceCommands).length > 0 &&
+          on(topics.events).length > 0 &&
+          on(topics.events).every((v) => v.value === 0)
+        );
+      },
+      { what: "the audiences group's consumer lag, 0 on hookline.events" },
+    );
   });
 
   it('creation sends one identify per member, then only joins and leaves; a computed trait sends changes', async () => {
