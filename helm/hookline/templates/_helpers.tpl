@@ -212,17 +212,24 @@ Checks the values once; every template that renders a workload includes it.
 {{- fail "roles.worker.keda scales the worker Deployment: it needs roles.combined=false" }}
 {{- end }}
 {{- $partitions := .Values.topics.partitions | int }}
+{{- /* Each pod runs processesPerPod consumers of the group. */}}
+{{- $perPod := .Values.processesPerPod | int }}
+{{- $times := ternary (printf " × processesPerPod (%d)" $perPod) "" (gt $perPod 1) }}
 {{- range $w := (include "hookline.workloads" . | fromJson).items }}
 {{- $v := $w.values }}
 {{- /* Consumers of partitioned topics: more replicas than partitions sit idle. */}}
 {{- $capped := ne $w.component "ingest" }}
+{{- $scaled := or (dig "autoscaling" "enabled" false $v) (dig "keda" "enabled" false $v) }}
+{{- if and $capped (not $scaled) (gt (mul (int $v.replicas) $perPod) $partitions) }}
+{{- fail (printf "roles.%s.replicas (%d)%s exceeds topics.partitions (%d): consumers beyond the partition count sit idle" $w.key (int $v.replicas) $times $partitions) }}
+{{- end }}
 {{- $hpa := $v.autoscaling | default dict }}
 {{- if $hpa.enabled }}
 {{- if gt (int $hpa.minReplicas) (int $hpa.maxReplicas) }}
 {{- fail (printf "roles.%s.autoscaling: minReplicas (%d) exceeds maxReplicas (%d)" $w.key (int $hpa.minReplicas) (int $hpa.maxReplicas)) }}
 {{- end }}
-{{- if and $capped (gt (int $hpa.maxReplicas) $partitions) }}
-{{- fail (printf "roles.%s.autoscaling.maxReplicas (%d) exceeds topics.partitions (%d): replicas beyond the partition count sit idle" $w.key (int $hpa.maxReplicas) $partitions) }}
+{{- if and $capped (gt (mul (int $hpa.maxReplicas) $perPod) $partitions) }}
+{{- fail (printf "roles.%s.autoscaling.maxReplicas (%d)%s exceeds topics.partitions (%d): replicas beyond the partition count sit idle" $w.key (int $hpa.maxReplicas) $times $partitions) }}
 {{- end }}
 {{- if not (dig "requests" "cpu" "" ($v.resources | default dict)) }}
 {{- fail (printf "roles.%s.autoscaling scales on CPU utilisation, which needs roles.%s.resources.requests.cpu" $w.key $w.key) }}
@@ -236,8 +243,8 @@ Checks the values once; every template that renders a workload includes it.
 {{- if gt (int $keda.minReplicas) (int $keda.maxReplicas) }}
 {{- fail (printf "roles.worker.keda: minReplicas (%d) exceeds maxReplicas (%d)" (int $keda.minReplicas) (int $keda.maxReplicas)) }}
 {{- end }}
-{{- if gt (int $keda.maxReplicas) $partitions }}
-{{- fail (printf "roles.worker.keda.maxReplicas (%d) exceeds topics.partitions (%d): replicas beyond the partition count sit idle" (int $keda.maxReplicas) $partitions) }}
+{{- if gt (mul (int $keda.maxReplicas) $perPod) $partitions }}
+{{- fail (printf "roles.worker.keda.maxReplicas (%d)%s exceeds topics.partitions (%d): replicas beyond the partition count sit idle" (int $keda.maxReplicas) $times $partitions) }}
 {{- end }}
 {{- end }}
 {{- end }}
