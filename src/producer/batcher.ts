@@ -81,6 +81,11 @@ export class Batcher<P> {
     return this.queue.length + (this.inFlight?.length ?? 0);
   }
 
+  /** Calls in the batch handed to `send` and not yet answered (0: none). */
+  get inFlightCount(): number {
+    return this.inFlight?.length ?? 0;
+  }
+
   /** Calls dropped so far: batches that failed with an error that is not retriable. */
   get dropped(): number {
     return this.droppedCount;

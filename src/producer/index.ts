@@ -32,6 +32,7 @@ export type {
   TrackMessage,
 } from './messages';
 export {
+  DEFAULT_CLOSE_TIMEOUT_MS,
   DEFAULT_FLUSH_AFTER_MS,
   DEFAULT_FLUSH_AT,
   DEFAULT_MAX_QUEUED_MESSAGES,

@@ -12,6 +12,11 @@ export const DEFAULT_FLUSH_AFTER_MS = 5_000;
 export const DEFAULT_MAX_QUEUED_MESSAGES = 10_000;
 /** How long `connect` may take to read the catalog and find the write key's source. */
 export const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
+/**
+ * How long `close()` may take to deliver what is queued, retries included: within a container's
+ * usual 30 s shutdown grace, and as long as kafkajs's own request timeout.
+ */
+export const DEFAULT_CLOSE_TIMEOUT_MS = 30_000;
 /** Transport 'http': how long one batch request may take. */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 10_000;
 
@@ -23,6 +28,8 @@ export interface CommonOptions {
   flushAfterMs?: number;
   /** Calls held in memory (queued or in flight) before calls throw QueueFullError. Default 10,000. */
   maxQueuedMessages?: number;
+  /** Longest `close()` takes to deliver what is queued, retries included. Default 30,000 ms. */
+  closeTimeoutMs?: number;
   /** A pino logger. Default: silent, or debug lines on stderr when DEBUG names `analytics`. */
   logger?: Logger;
   /** Time source. Default Date.now. */
@@ -71,6 +78,7 @@ export interface ResolvedCommon {
   flushAt: number;
   flushAfterMs: number;
   maxQueuedMessages: number;
+  closeTimeoutMs: number;
   logger: Logger;
   clock: Clock;
   scheduler: Scheduler;
@@ -85,11 +93,14 @@ export function resolveCommon(options: CommonOptions): ResolvedCommon {
   requireInteger('flushAt', flushAt, 1);
   requireInteger('flushAfterMs', flushAfterMs, 1);
   requireInteger('maxQueuedMessages', maxQueuedMessages, 1);
+  const closeTimeoutMs = options.closeTimeoutMs ?? DEFAULT_CLOSE_TIMEOUT_MS;
+  requireInteger('closeTimeoutMs', closeTimeoutMs, 1);
   const logger = options.logger ?? defaultLogger(env.DEBUG);
   return {
     flushAt,
     flushAfterMs,
     maxQueuedMessages,
+    closeTimeoutMs,
     logger: logger.child({ library: 'hookline/producer' }),
     clock: options.clock ?? systemClock,
     scheduler: options.scheduler ?? systemScheduler,

@@ -1,6 +1,6 @@
 import { parseJson, stringifyJson } from '../../../src/events/json';
 import type { TrackingEvent } from '../../../src/events/types';
-import { KafkaUnavailableError } from '../../../src/core/errors';
+import { KafkaUnavailableError, UnencodableRecordError } from '../../../src/core/errors';
 import {
   Analytics,
   ClientClosedError,
@@ -230,15 +230,56 @@ describe('Analytics', () => {
     expect(analytics.close()).toBe(closed);
   });
 
-  it('close() rejects with MessagesNotDeliveredError counting what could not be sent', async () => {
+  it('close() rejects with MessagesNotDeliveredError counting what could not be sent within closeTimeoutMs', async () => {
     const errors: Error[] = [];
-    const { analytics, sent } = setup({ onError: (err) => errors.push(err) });
+    const { analytics, sent, time } = setup({ onError: (err) => errors.push(err), closeTimeoutMs: 3_000 });
     for (let i = 0; i < 5; i++) analytics.track({ userId: 'u', event: `e${i}` });
     const closed = analytics.close();
-    sent[0]!.fail(new KafkaUnavailableError('down'));
+    for (let attempt = 0; attempt < 3; attempt++) {
+      await settle();
+      sent[attempt]!.fail(new KafkaUnavailableError('down'));
+      await settle();
+      time.advance(1_000); // close() tries a retriable failure again after a pause
+    }
     await expect(closed).rejects.toBeInstanceOf(MessagesNotDeliveredError);
     await expect(closed).rejects.toMatchObject({ count: 5, cause: expect.any(KafkaUnavailableError) });
-    expect(errors).toEqual([expect.any(KafkaUnavailableError)]);
+    expect(sent).toHaveLength(3); // the first try and two more, then the deadline
+    expect(errors).toHaveLength(3);
+    expect(errors.every((err) => err instanceof KafkaUnavailableError)).toBe(true);
+  });
+
+  it('close() sends a batch that failed retriably again, and resolves once it is acknowledged', async () => {
+    const { analytics, sent, time, ackAll } = setup();
+    for (let i = 0; i < 3; i++) analytics.track({ userId: 'u', event: `e${i}` });
+    const closed = analytics.close();
+    await settle();
+    sent[0]!.fail(new KafkaUnavailableError('leader election'));
+    Object.assign(sent[0]!, { done: true });
+    await settle();
+    time.advance(1_000);
+    await ackAll();
+    await expect(closed).resolves.toBeUndefined();
+    expect(sent.map((s) => s.events.length)).toEqual([3, 3]);
+  });
+
+  it('close() sends the healthy batches behind one that failed for good, and counts only the dropped calls', async () => {
+    const { analytics, sent, ackAll } = setup({ flushAt: 2 });
+    for (let i = 0; i < 8; i++) analytics.track({ userId: 'u', event: `e${i}` }); // 4 batches of 2
+    const closed = expect(analytics.close()).rejects.toMatchObject({
+      count: 2,
+      cause: expect.any(UnencodableRecordError),
+    });
+    sent[0]!.fail(new UnencodableRecordError('bad record'));
+    Object.assign(sent[0]!, { done: true });
+    await ackAll();
+    await closed;
+    expect(sent.map((s) => s.events.map((e) => (e.type === 'track' ? e.event : '')))).toEqual([
+      ['e0', 'e1'],
+      ['e2', 'e3'],
+      ['e4', 'e5'],
+      ['e6', 'e7'],
+    ]);
+    expect(analytics.queued).toBe(0);
   });
 });
 
