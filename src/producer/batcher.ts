@@ -1,7 +1,7 @@
 import type { Clock } from '../core/clock';
 import { HooklineError, errorMessage } from '../core/errors';
 import type { Logger } from '../observability/logger';
-import { QueueFullError } from './errors';
+import { ClientClosedError, MessagesNotDeliveredError, QueueFullError } from './errors';
 import type { Scheduler } from './scheduler';
 
 export interface BatcherOptions<P> {
@@ -124,9 +124,14 @@ export class Batcher<P> {
     else this.armTimer();
   }
 
-  /** Sends everything queued; settles once all of it is acknowledged, or with the first failure. */
+  /**
+   * Sends everything queued; settles once all of it is acknowledged, or with the first failure.
+   * Once stopped nothing more is sent: resolves if nothing is held, else rejects at once with
+   * MessagesNotDeliveredError.
+   */
   flush(): Promise<void> {
     if (this.size === 0) return Promise.resolve();
+    if (this.stopped) return Promise.reject(this.notDelivered());
     const done = new Promise<void>((resolve, reject) =>
       this.waiters.push({ throughSeq: this.lastSeq, resolve, reject }),
     );
@@ -134,12 +139,23 @@ export class Batcher<P> {
     return done;
   }
 
-  /** No timer and no new batch from now on; what is still queued stays unsent. */
+  /**
+   * No timer and no new batch from now on; what is still queued stays unsent, and `flush()`
+   * callers still waiting are rejected with MessagesNotDeliveredError.
+   */
   stop(): void {
     this.stopped = true;
     this.cancelTimer?.();
     this.cancelTimer = undefined;
+    if (this.waiters.length > 0) {
+      const err = this.notDelivered();
+      for (const w of this.waiters.splice(0)) w.reject(err);
+    }
     this.wakeRoomWaiters();
+  }
+
+  private notDelivered(): MessagesNotDeliveredError {
+    return new MessagesNotDeliveredError(this.size, new ClientClosedError());
   }
 
   /** Resolves once no batch is in flight. */

@@ -262,6 +262,27 @@ describe('Analytics', () => {
     expect(sent.map((s) => s.events.length)).toEqual([3, 3]);
   });
 
+  it('flush() after a close() that could not deliver rejects at once instead of never settling', async () => {
+    const { analytics, sent, time } = setup({ closeTimeoutMs: 1_000 });
+    for (let i = 0; i < 3; i++) analytics.track({ userId: 'u', event: `e${i}` });
+    const closed = expect(analytics.close()).rejects.toMatchObject({ count: 3 });
+    await settle();
+    sent[0]!.fail(new KafkaUnavailableError('leader election'));
+    await settle();
+    time.advance(1_000);
+    await closed;
+    await expect(analytics.flush()).rejects.toMatchObject({ name: 'MessagesNotDeliveredError', count: 3 });
+  });
+
+  it('flush() after a close() that delivered everything resolves', async () => {
+    const { analytics, ackAll } = setup();
+    analytics.track({ userId: 'u', event: 'e' });
+    const closed = analytics.close();
+    await ackAll();
+    await closed;
+    await expect(analytics.flush()).resolves.toBeUndefined();
+  });
+
   it('close() sends the healthy batches behind one that failed for good, and counts only the dropped calls', async () => {
     const { analytics, sent, ackAll } = setup({ flushAt: 2 });
     for (let i = 0; i < 8; i++) analytics.track({ userId: 'u', event: `e${i}` }); // 4 batches of 2

@@ -1,7 +1,7 @@
 import { KafkaUnavailableError, UnencodableRecordError } from '../../../src/core/errors';
 import { silentLogger } from '../../../src/observability/logger';
 import { Batcher, type BatcherOptions } from '../../../src/producer/batcher';
-import { QueueFullError } from '../../../src/producer/errors';
+import { ClientClosedError, MessagesNotDeliveredError, QueueFullError } from '../../../src/producer/errors';
 import { ManualTime, settle } from './manual-time';
 
 interface Sent {
@@ -213,6 +213,36 @@ describe('Batcher', () => {
     expect(idle).toBe(false);
     await ackNext();
     await waiting;
+  });
+
+  describe('flush() once stopped', () => {
+    it('resolves when nothing is held', async () => {
+      const { batcher } = setup();
+      batcher.stop();
+      await expect(batcher.flush()).resolves.toBeUndefined();
+    });
+
+    it('rejects at once with MessagesNotDeliveredError when calls are still held', async () => {
+      const { add, batcher, sent } = setup();
+      add(3);
+      batcher.stop();
+      await expect(batcher.flush()).rejects.toMatchObject({
+        name: 'MessagesNotDeliveredError',
+        count: 3,
+        cause: expect.any(ClientClosedError),
+      });
+      expect(sent).toHaveLength(0);
+    });
+
+    it('rejects a flush() that was still waiting when the batcher stopped', async () => {
+      const { add, batcher, sent } = setup({ flushAt: 2 });
+      add(3); // a batch of 2 in flight, 1 queued
+      const flushed = batcher.flush();
+      batcher.stop();
+      await expect(flushed).rejects.toBeInstanceOf(MessagesNotDeliveredError);
+      sent[0]!.ack(); // a late answer changes nothing
+      await settle();
+    });
   });
 
   describe('waitForRoom()', () => {
