@@ -32,10 +32,14 @@ interface Pipeline {
   readonly size: number;
   /** Calls in the batch in flight. */
   readonly inFlight: number;
+  /** Calls in flight past their ack timeout: they may still be written. */
+  readonly unanswered: number;
   readonly dropped: number;
   /** Validates, encodes and queues one call; returns its messageId. */
   enqueue(type: TrackingType, message: unknown): string;
   flush(): Promise<void>;
+  /** Resolves once no batch is in flight. */
+  idle(): Promise<void>;
   waitForRoom(): Promise<void>;
   /** No call will be enqueued any more (close() began). */
   closing(): void;
@@ -52,6 +56,7 @@ function pipeline<P>(transport: Transport<P>, common: ResolvedCommon): Pipeline 
     maxBatchBytes: MAX_BATCH_BYTES,
     batchOverheadBytes: transport.batchOverheadBytes,
     itemOverheadBytes: transport.itemOverheadBytes,
+    ...(transport.ackTimeout && { ackTimeout: transport.ackTimeout }),
     clock: common.clock,
     scheduler: common.scheduler,
     logger: common.logger,
@@ -64,6 +69,9 @@ function pipeline<P>(transport: Transport<P>, common: ResolvedCommon): Pipeline 
     get inFlight() {
       return batcher.inFlightCount;
     },
+    get unanswered() {
+      return batcher.unansweredCount;
+    },
     get dropped() {
       return batcher.dropped;
     },
@@ -74,6 +82,7 @@ function pipeline<P>(transport: Transport<P>, common: ResolvedCommon): Pipeline 
       return prepared.messageId;
     },
     flush: () => batcher.flush(),
+    idle: () => batcher.idle(),
     waitForRoom: () => batcher.waitForRoom(),
     closing: () => transport.closing?.(),
     async shutdown() {
@@ -224,9 +233,11 @@ export class Analytics {
     });
     // Counted before the transport closes: a batch answered later is not counted twice.
     const undelivered = this.pipeline.size + this.pipeline.dropped - droppedBefore;
+    // Sent and not answered: not known to be delivered, and may still be written.
+    const inDoubt = this.pipeline.inFlight;
     await this.pipeline.shutdown();
-    logger.info({ undelivered, timedOut }, 'closed');
-    if (undelivered > 0) throw new MessagesNotDeliveredError(undelivered, cause);
+    logger.info({ undelivered, inDoubt, timedOut }, 'closed');
+    if (undelivered > 0) throw new MessagesNotDeliveredError(undelivered, cause, inDoubt);
   }
 
   private call(type: TrackingType, message: unknown): string {

@@ -19,6 +19,13 @@ export interface BatcherOptions<P> {
   batchOverheadBytes?: number;
   /** Bytes each item adds besides its own (a comma between JSON items). Default 0. */
   itemOverheadBytes?: number;
+  /**
+   * After `afterMs` without an answer, the `flush()` callers waiting for the batch are rejected
+   * with `error()` and `onError` hears it (willRetry: the batch is kept), but the batch stays in
+   * flight until `send` settles: a batch whose first copy may still be written is never sent
+   * again. Default: none (`send` always settles in time by itself).
+   */
+  ackTimeout?: { afterMs: number; error(): Error };
   clock: Clock;
   scheduler: Scheduler;
   logger: Logger;
@@ -54,6 +61,8 @@ export type FlushReason = 'count' | 'size' | 'timer' | 'flush';
 export class Batcher<P> {
   private readonly queue: Item<P>[] = [];
   private inFlight: Item<P>[] | undefined;
+  /** The batch in flight went past its ack timeout unanswered. */
+  private inFlightUnanswered = false;
   private lastSeq = 0;
   /** Every call up to this seq is due to be sent. */
   private dueThroughSeq = 0;
@@ -132,6 +141,8 @@ export class Batcher<P> {
   flush(): Promise<void> {
     if (this.size === 0) return Promise.resolve();
     if (this.stopped) return Promise.reject(this.notDelivered());
+    // Nothing can be sent before that batch is answered, which took too long already.
+    if (this.inFlightUnanswered) return Promise.reject(this.options.ackTimeout!.error());
     const done = new Promise<void>((resolve, reject) =>
       this.waiters.push({ throughSeq: this.lastSeq, resolve, reject }),
     );
@@ -156,6 +167,11 @@ export class Batcher<P> {
 
   private notDelivered(): MessagesNotDeliveredError {
     return new MessagesNotDeliveredError(this.size, new ClientClosedError());
+  }
+
+  /** Calls in a batch that went past its ack timeout unanswered, and may still be written. */
+  get unansweredCount(): number {
+    return this.inFlightUnanswered ? this.inFlightCount : 0;
   }
 
   /** Resolves once no batch is in flight. */
@@ -216,10 +232,48 @@ export class Batcher<P> {
     } catch (err) {
       sending = Promise.reject(err);
     }
+    const { ackTimeout } = this.options;
+    const cancelAckTimer = ackTimeout
+      ? this.options.scheduler.setTimeout(
+          () => this.unanswered(batch, ackTimeout.error()),
+          ackTimeout.afterMs,
+        )
+      : undefined;
     sending.then(
-      () => this.acknowledged(batch, bytes, startedMs),
-      (err: unknown) => this.failed(batch, err instanceof Error ? err : new Error(String(err))),
+      () => {
+        cancelAckTimer?.();
+        this.acknowledged(batch, bytes, startedMs);
+      },
+      (err: unknown) => {
+        cancelAckTimer?.();
+        this.failed(batch, err instanceof Error ? err : new Error(String(err)));
+      },
     );
+  }
+
+  /**
+   * The batch in flight is not answered in time. Its flush() callers hear so, but it is neither
+   * dropped nor put back: sent again, it would be written twice once the first send lands (the
+   * Kafka client retries it meanwhile). What happens to it is decided when `send` settles.
+   */
+  private unanswered(batch: Item<P>[], err: Error): void {
+    if (this.inFlight !== batch) return;
+    this.inFlightUnanswered = true;
+    const firstSeq = batch[0]!.seq;
+    this.settle(
+      (w) => w.throughSeq >= firstSeq,
+      (w) => w.reject(err),
+    );
+    this.report(err, batch.length, true);
+  }
+
+  private report(err: Error, messages: number, willRetry: boolean): void {
+    this.options.logger.warn({ messages, willRetry, err: errorMessage(err) }, 'batch failed');
+    try {
+      this.options.onError(err, { messages, willRetry });
+    } catch (callbackErr) {
+      this.options.logger.error({ err: errorMessage(callbackErr) }, 'onError callback threw');
+    }
   }
 
   private hasRoom(): boolean {
@@ -237,6 +291,7 @@ export class Batcher<P> {
 
   private landed(): void {
     this.inFlight = undefined;
+    this.inFlightUnanswered = false;
     for (const resolve of this.idleWaiters.splice(0)) resolve();
   }
 
@@ -263,12 +318,7 @@ export class Batcher<P> {
       (w) => w.reject(err),
     );
     const willRetry = err instanceof HooklineError && err.retriable && !this.stopped;
-    this.options.logger.warn({ messages: batch.length, willRetry, err: errorMessage(err) }, 'batch failed');
-    try {
-      this.options.onError(err, { messages: batch.length, willRetry });
-    } catch (callbackErr) {
-      this.options.logger.error({ err: errorMessage(callbackErr) }, 'onError callback threw');
-    }
+    this.report(err, batch.length, willRetry);
     if (!willRetry) {
       this.droppedCount += batch.length;
       this.pump();

@@ -7,8 +7,10 @@ export interface Drainable {
   readonly size: number;
   /** Calls in the batch in flight (0: none). */
   readonly inFlight: number;
-  /** Sends everything queued; rejects with the first batch that fails. */
+  /** Sends everything queued; rejects with the first batch that fails (or goes unanswered). */
   flush(): Promise<void>;
+  /** Resolves once no batch is in flight. */
+  idle(): Promise<void>;
 }
 
 export interface DrainOptions {
@@ -31,7 +33,8 @@ export interface DrainOutcome {
  * `close()`'s attempt to deliver everything queued, bounded by `timeoutMs`: a batch that fails
  * for good has been dropped by the batcher, so the next flush goes on with the batches behind it;
  * a batch that failed retriably is back at the head of the queue and is sent again after
- * `retryDelayMs`; a batch still in flight is waited for. It ends when nothing is held, or at the
+ * `retryDelayMs`; a batch still in flight (one unanswered past its ack timeout too) is waited
+ * for, never sent again. It ends when nothing is held, or at the
  * deadline.
  */
 export async function drain(queue: Drainable, options: DrainOptions): Promise<DrainOutcome> {
@@ -45,8 +48,12 @@ export async function drain(queue: Drainable, options: DrainOptions): Promise<Dr
     if (result === 'timeout') return { timedOut: true, cause };
     if (result === 'ok') continue;
     cause ??= result.err;
-    // Put back at the head (retriable) rather than dropped or still in flight: pause, then again.
-    if (queue.inFlight === 0 && queue.size > 0) {
+    if (queue.inFlight > 0) {
+      // Unanswered past its ack timeout (or the next batch, after one was dropped): wait for it.
+      if ((await within(queue.idle(), deadlineMs - clock.now(), scheduler)) === 'timeout')
+        return { timedOut: true, cause };
+    } else if (queue.size > 0) {
+      // Put back at the head (retriable): pause, then send it again.
       const pauseMs = Math.min(options.retryDelayMs, deadlineMs - clock.now());
       await new Promise<void>((resolve) => scheduler.setTimeout(resolve, pauseMs));
     }

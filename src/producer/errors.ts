@@ -115,14 +115,22 @@ export class EventsRejectedError extends HooklineError {
   }
 }
 
-/** `close()` could not deliver everything that was queued; `count` messages were dropped. */
+/**
+ * `close()` could not deliver everything that was queued: `count` messages were not acknowledged.
+ * `inDoubt` of them were sent and not answered when close() gave up: Kafka may still write those.
+ */
 export class MessagesNotDeliveredError extends HooklineError {
   readonly retriable = false;
   readonly code = 'messages_not_delivered';
   constructor(
     readonly count: number,
     cause: unknown,
+    readonly inDoubt = 0,
   ) {
-    super(`${count} queued message(s) could not be delivered before close`, { cause });
+    super(
+      `${count} queued message(s) could not be delivered before close` +
+        (inDoubt > 0 ? `; ${inDoubt} of them were sent, not answered, and may still be written` : ''),
+      { cause },
+    );
   }
 }

@@ -74,7 +74,11 @@ export async function connectKafkaTransport(
     });
     await producer.connect();
     lifecycle.onStop('producer', () => producer.disconnect());
-    const batching = new BatchingProducer({ producer, ackTimeoutMs: connection.ackTimeoutMs, logger });
+    // No timeout on the send itself: a send given up on may still be written (kafkajs retries it,
+    // without end on an idempotent producer), so sending the batch again would write it twice.
+    // The batcher reports a batch unanswered after ackTimeoutMs and keeps it in flight instead.
+    const batching = new BatchingProducer({ producer, ackTimeoutMs: undefined, logger });
+    const { ackTimeoutMs } = connection;
     await admin.disconnect(); // needed only to start
 
     logger.info(
@@ -101,6 +105,13 @@ export async function connectKafkaTransport(
         };
       },
       send: (batch) => batching.send(batch),
+      ackTimeout: {
+        afterMs: ackTimeoutMs,
+        error: () =>
+          new KafkaUnavailableError(
+            `Kafka did not acknowledge a batch within ${ackTimeoutMs} ms; it stays in flight until Kafka answers`,
+          ),
+      },
       closing: () => {
         // Errors surface (logged) when close() awaits the same stop.
         stopSource().catch(() => undefined);

@@ -57,7 +57,10 @@ export interface KafkaTransportOptions extends CommonOptions {
   ssl?: boolean;
   /** Default KAFKA_SASL_MECHANISM, KAFKA_SASL_USERNAME, KAFKA_SASL_PASSWORD. */
   sasl?: NonNullable<Config['kafka']['sasl']>;
-  /** How long one batch may wait for Kafka's acknowledgement. Default HOOKLINE_KAFKA_ACK_TIMEOUT, else 10 s. */
+  /**
+   * How long a batch may go unacknowledged before flush() and onError hear so; the batch stays in
+   * flight (never sent twice) until Kafka answers. Default HOOKLINE_KAFKA_ACK_TIMEOUT, else 10 s.
+   */
   ackTimeoutMs?: number;
   /** How long `connect` may take. Default 30 s. */
   connectTimeoutMs?: number;

@@ -17,7 +17,7 @@ import { trackWaitingForRoom } from '../../support/paced-track';
 import { ManualTime, settle } from './manual-time';
 
 /** A transport that normalises like the Kafka one and whose sends the test acknowledges by hand. */
-function setup(options: CommonOptions = {}) {
+function setup(options: CommonOptions = {}, transportOptions: Partial<Transport<string>> = {}) {
   const time = new ManualTime();
   const sent: { events: TrackingEvent[]; ack: () => void; fail: (err: Error) => void }[] = [];
   const transport: Transport<string> = {
@@ -35,6 +35,7 @@ function setup(options: CommonOptions = {}) {
         sent.push({ events: batch.map((t) => parseJson(t) as unknown as TrackingEvent), ack, fail }),
       ),
     close: async () => {},
+    ...transportOptions,
   };
   const analytics = Analytics.over(transport, { clock: time, scheduler: time, ...options });
   const ackAll = async () => {
@@ -281,6 +282,37 @@ describe('Analytics', () => {
     await ackAll();
     await closed;
     await expect(analytics.flush()).resolves.toBeUndefined();
+  });
+
+  it('close() waits for a batch Kafka answers after its ack timeout: sent once, counted delivered', async () => {
+    const ackTimeout = { afterMs: 50, error: () => new KafkaUnavailableError('no ack within 50 ms') };
+    const errors: Error[] = [];
+    const { analytics, sent, time, ackAll } = setup({ onError: (err) => errors.push(err) }, { ackTimeout });
+    for (let i = 0; i < 3; i++) analytics.track({ userId: 'u', event: `e${i}` });
+    const closed = analytics.close();
+    await settle();
+    time.advance(50);
+    await settle();
+    time.advance(1_000);
+    await settle();
+    expect(errors).toEqual([expect.any(KafkaUnavailableError)]);
+    expect(sent).toHaveLength(1); // not sent again while the first copy may land
+    await ackAll(); // Kafka answers at 1,050 ms
+    await expect(closed).resolves.toBeUndefined();
+    expect(sent).toHaveLength(1);
+  });
+
+  it('close() at its deadline counts a batch sent and still unanswered as in doubt', async () => {
+    const ackTimeout = { afterMs: 50, error: () => new KafkaUnavailableError('no ack within 50 ms') };
+    const { analytics, sent, time } = setup({ closeTimeoutMs: 1_000 }, { ackTimeout });
+    for (let i = 0; i < 3; i++) analytics.track({ userId: 'u', event: `e${i}` });
+    const closed = expect(analytics.close()).rejects.toMatchObject({ count: 3, inDoubt: 3 });
+    await settle();
+    time.advance(50);
+    await settle();
+    time.advance(950);
+    await closed;
+    expect(sent).toHaveLength(1);
   });
 
   it('close() sends the healthy batches behind one that failed for good, and counts only the dropped calls', async () => {

@@ -215,6 +215,52 @@ describe('Batcher', () => {
     await waiting;
   });
 
+  describe('a batch not answered within ackTimeout', () => {
+    const ackTimeout = { afterMs: 10_000, error: () => new KafkaUnavailableError('no ack within 10000 ms') };
+
+    it('is reported to flush() and onError, but never sent again while its first send may still land', async () => {
+      const { time, sent, errors, add, batcher, ackNext } = setup({ flushAt: 3, ackTimeout });
+      add(3);
+      const flushed = batcher.flush();
+      time.advance(10_000);
+      await expect(flushed).rejects.toThrow('no ack within 10000 ms');
+      expect(errors).toEqual([{ err: expect.any(KafkaUnavailableError), messages: 3, willRetry: true }]);
+      expect(batcher.unansweredCount).toBe(3);
+      await expect(batcher.flush()).rejects.toBeInstanceOf(KafkaUnavailableError); // at once
+      add(1, 10, 'later');
+      time.advance(60_000); // flush timers fall due: still one send
+      expect(sent).toHaveLength(1);
+      await ackNext(); // the first send lands after all: delivered once, counted delivered
+      expect(batcher.dropped).toBe(0);
+      expect(batcher.unansweredCount).toBe(0);
+      expect(sent.map((s) => s.batch)).toEqual([['m0', 'm1', 'm2'], ['later0']]);
+      await ackNext();
+      expect(batcher.size).toBe(0);
+    });
+
+    it('is put back only once its send has failed', async () => {
+      const { time, sent, add, batcher, errors } = setup({ flushAt: 3, ackTimeout });
+      add(3);
+      time.advance(10_000);
+      sent[0]!.fail(new KafkaUnavailableError('broker away'));
+      Object.assign(sent[0]!, { done: true });
+      await settle();
+      expect(errors.map((e) => e.willRetry)).toEqual([true, true]);
+      expect(batcher.size).toBe(3);
+      time.advance(5_000);
+      expect(sent.map((s) => s.batch)).toEqual([
+        ['m0', 'm1', 'm2'],
+        ['m0', 'm1', 'm2'],
+      ]);
+    });
+
+    it('arms no ack timer without the option', async () => {
+      const { time, add } = setup({ flushAt: 3 });
+      add(3);
+      expect(time.pendingTimers).toBe(0);
+    });
+  });
+
   describe('flush() once stopped', () => {
     it('resolves when nothing is held', async () => {
       const { batcher } = setup();
