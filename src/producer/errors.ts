@@ -106,6 +106,22 @@ export class TrackingApiError extends HooklineError {
   }
 }
 
+/**
+ * Kafka refused a batch for good (kafkajs says the error is not retriable: not authorised for the
+ * topic, a record too large, ...). The batch is dropped; `reason` is kafkajs's error type when it
+ * has one (`TOPIC_AUTHORIZATION_FAILED`, `MESSAGE_TOO_LARGE`, ...).
+ */
+export class KafkaWriteRefusedError extends HooklineError {
+  readonly retriable = false;
+  readonly code = 'kafka_write_refused';
+  constructor(
+    readonly reason: string | undefined,
+    cause: Error,
+  ) {
+    super(`Kafka refused the batch${reason ? ` (${reason})` : ''}: ${cause.message}`, { cause });
+  }
+}
+
 /** The tracking API accepted a batch but refused some of its events (listed). */
 export class EventsRejectedError extends HooklineError {
   readonly retriable = false;

@@ -55,6 +55,7 @@ export {
   InvalidMessageError,
   InvalidWriteKeyError,
   KafkaUnavailableError,
+  KafkaWriteRefusedError,
   MessageTooLargeError,
   MessagesNotDeliveredError,
   QueueFullError,

@@ -12,6 +12,7 @@ import { hooklinePartitioner } from '../kafka/partitioner';
 import { topicNames } from '../kafka/topics';
 import { Lifecycle } from '../core/lifecycle';
 import { TopicNotFoundError } from './errors';
+import { kafkaSendFailure } from './kafka-failure';
 import { normalizeCall } from './messages';
 import type { KafkaConnection, ResolvedCommon } from './options';
 import { followSource } from './source';
@@ -104,7 +105,10 @@ export async function connectKafkaTransport(
           messageId: event.messageId,
         };
       },
-      send: (batch) => batching.send(batch),
+      send: (batch) =>
+        batching.send(batch).catch((err: unknown) => {
+          throw kafkaSendFailure(err);
+        }),
       ackTimeout: {
         afterMs: ackTimeoutMs,
         error: () =>
