@@ -60,7 +60,8 @@ function pipeline<P>(transport: Transport<P>, common: ResolvedCommon): Pipeline 
     clock: common.clock,
     scheduler: common.scheduler,
     logger: common.logger,
-    onError: (err) => common.onError(err),
+    onError: (err, { messages, willRetry, messageIds }) =>
+      common.onError(err, { willRetry, count: messages, messageIds }),
   });
   return {
     get size() {
@@ -78,7 +79,7 @@ function pipeline<P>(transport: Transport<P>, common: ResolvedCommon): Pipeline 
     enqueue(type, message) {
       batcher.assertRoom(); // before spending time on encoding
       const prepared = transport.prepare(rawMessage(type, message, randomUUID));
-      batcher.enqueue(prepared.payload, prepared.bytes);
+      batcher.enqueue(prepared.payload, prepared.bytes, prepared.messageId);
       return prepared.messageId;
     },
     flush: () => batcher.flush(),

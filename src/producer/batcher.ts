@@ -30,12 +30,13 @@ export interface BatcherOptions<P> {
   scheduler: Scheduler;
   logger: Logger;
   /** A batch failed in the background. Retriable errors keep it queued (retried at the next flush). */
-  onError(err: Error, info: { messages: number; willRetry: boolean }): void;
+  onError(err: Error, info: { messages: number; willRetry: boolean; messageIds: string[] }): void;
 }
 
 interface Item<P> {
   seq: number;
   payload: P;
+  messageId: string;
   /** Its share of a batch: own bytes plus the per-item overhead. */
   bytes: number;
 }
@@ -117,7 +118,7 @@ export class Batcher<P> {
     return new Promise((resolve) => this.roomWaiters.push(resolve));
   }
 
-  enqueue(payload: P, bytes: number): void {
+  enqueue(payload: P, bytes: number, messageId = ''): void {
     this.assertRoom();
     const cost = bytes + this.itemOverheadBytes;
     if (
@@ -126,7 +127,7 @@ export class Batcher<P> {
     ) {
       this.trigger('size');
     }
-    this.queue.push({ seq: ++this.lastSeq, payload, bytes: cost });
+    this.queue.push({ seq: ++this.lastSeq, payload, messageId, bytes: cost });
     this.countSinceFlush++;
     this.bytesSinceFlush += cost;
     if (this.countSinceFlush >= this.options.flushAt) this.trigger('count');
@@ -264,13 +265,14 @@ export class Batcher<P> {
       (w) => w.throughSeq >= firstSeq,
       (w) => w.reject(err),
     );
-    this.report(err, batch.length, true);
+    this.report(err, batch, true);
   }
 
-  private report(err: Error, messages: number, willRetry: boolean): void {
+  private report(err: Error, batch: Item<P>[], willRetry: boolean): void {
+    const messages = batch.length;
     this.options.logger.warn({ messages, willRetry, err: errorMessage(err) }, 'batch failed');
     try {
-      this.options.onError(err, { messages, willRetry });
+      this.options.onError(err, { messages, willRetry, messageIds: batch.map((item) => item.messageId) });
     } catch (callbackErr) {
       this.options.logger.error({ err: errorMessage(callbackErr) }, 'onError callback threw');
     }
@@ -318,7 +320,7 @@ export class Batcher<P> {
       (w) => w.reject(err),
     );
     const willRetry = err instanceof HooklineError && err.retriable && !this.stopped;
-    this.report(err, batch.length, willRetry);
+    this.report(err, batch, willRetry);
     if (!willRetry) {
       this.droppedCount += batch.length;
       this.pump();

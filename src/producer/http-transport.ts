@@ -59,7 +59,11 @@ export async function connectHttpTransport(
     if (Array.isArray(rejected) && rejected.length > 0) {
       const err = new EventsRejectedError(rejected.filter(isJsonObject).map(rejectedItem));
       logger.warn({ rejected: err.rejected }, 'tracking API refused events');
-      onError(err);
+      onError(err, {
+        willRetry: false,
+        count: err.rejected.length,
+        messageIds: err.rejected.flatMap((r) => (r.messageId === undefined ? [] : [r.messageId])),
+      });
     }
   };
 

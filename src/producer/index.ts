@@ -38,6 +38,7 @@ export {
   DEFAULT_MAX_QUEUED_MESSAGES,
   type AnalyticsOptions,
   type CommonOptions,
+  type ErrorContext,
   type HttpTransportOptions,
   type KafkaTransportOptions,
 } from './options';

@@ -20,6 +20,20 @@ export const DEFAULT_CLOSE_TIMEOUT_MS = 30_000;
 /** Transport 'http': how long one batch request may take. */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 10_000;
 
+/** What `onError` is told besides the error. */
+export interface ErrorContext {
+  /**
+   * The calls are kept and will be sent (again): a retriable failure, or a batch Kafka has not
+   * acknowledged in time and is still retrying. False: they are dropped (or, for
+   * EventsRejectedError, refused by the tracking API).
+   */
+  willRetry: boolean;
+  /** How many calls the error is about. */
+  count: number;
+  /** Their messageIds (those the API named, for EventsRejectedError). */
+  messageIds: string[];
+}
+
 /** Options every transport takes. */
 export interface CommonOptions {
   /** Flush every N calls; 1 sends each call at once. Default 20. */
@@ -37,7 +51,7 @@ export interface CommonOptions {
   /** Timer source of the flush timer. Default Node's setTimeout, unref'd. */
   scheduler?: Scheduler;
   /** Hears background failures: batches that failed (retried or dropped), events the API refused. */
-  onError?: (err: Error) => void;
+  onError?: (err: Error, context: ErrorContext) => void;
   /** Where defaults (KAFKA_BROKERS, DEBUG, ...) are read from. Default process.env. */
   env?: NodeJS.ProcessEnv;
 }
@@ -85,7 +99,7 @@ export interface ResolvedCommon {
   logger: Logger;
   clock: Clock;
   scheduler: Scheduler;
-  onError: (err: Error) => void;
+  onError: (err: Error, context: ErrorContext) => void;
 }
 
 export function resolveCommon(options: CommonOptions): ResolvedCommon {

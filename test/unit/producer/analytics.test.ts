@@ -315,6 +315,21 @@ describe('Analytics', () => {
     expect(sent).toHaveLength(1);
   });
 
+  it('onError hears, with each failure, whether its calls will be retried, how many, and their messageIds', async () => {
+    const heard: unknown[] = [];
+    const { analytics, sent, time } = setup({ flushAt: 2, onError: (_err, context) => heard.push(context) });
+    const ids = [0, 1, 2, 3].map((i) => analytics.track({ userId: 'u', event: `e${i}` }));
+    sent[0]!.fail(new KafkaUnavailableError('leader election'));
+    await settle();
+    time.advance(5_000); // sent again by the timer, and refused for good this time
+    sent[1]!.fail(new UnencodableRecordError('bad record'));
+    await settle();
+    expect(heard).toEqual([
+      { willRetry: true, count: 2, messageIds: ids.slice(0, 2) },
+      { willRetry: false, count: 2, messageIds: ids.slice(0, 2) },
+    ]);
+  });
+
   it('close() sends the healthy batches behind one that failed for good, and counts only the dropped calls', async () => {
     const { analytics, sent, ackAll } = setup({ flushAt: 2 });
     for (let i = 0; i < 8; i++) analytics.track({ userId: 'u', event: `e${i}` }); // 4 batches of 2

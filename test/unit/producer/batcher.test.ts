@@ -14,7 +14,7 @@ interface Sent {
 function setup(overrides: Partial<BatcherOptions<string>> = {}) {
   const time = new ManualTime();
   const sent: Sent[] = [];
-  const errors: { err: Error; messages: number; willRetry: boolean }[] = [];
+  const errors: { err: Error; messages: number; willRetry: boolean; messageIds: string[] }[] = [];
   const batcher = new Batcher<string>({
     send: (batch) => new Promise<void>((resolve, reject) => sent.push({ batch, ack: resolve, fail: reject })),
     flushAt: 20,
@@ -28,7 +28,7 @@ function setup(overrides: Partial<BatcherOptions<string>> = {}) {
     ...overrides,
   });
   const add = (n: number, bytes = 10, prefix = 'm') => {
-    for (let i = 0; i < n; i++) batcher.enqueue(`${prefix}${i}`, bytes);
+    for (let i = 0; i < n; i++) batcher.enqueue(`${prefix}${i}`, bytes, `id-${prefix}${i}`);
   };
   /** Acknowledges the next unacknowledged send and lets the batcher react. */
   const ackNext = async () => {
@@ -163,7 +163,14 @@ describe('Batcher', () => {
     const flushed = batcher.flush();
     sent[0]!.fail(new KafkaUnavailableError('broker down'));
     await expect(flushed).rejects.toBeInstanceOf(KafkaUnavailableError);
-    expect(errors).toEqual([{ err: expect.any(KafkaUnavailableError), messages: 2, willRetry: true }]);
+    expect(errors).toEqual([
+      {
+        err: expect.any(KafkaUnavailableError),
+        messages: 2,
+        willRetry: true,
+        messageIds: ['id-m0', 'id-m1'],
+      },
+    ]);
     expect(sent).toHaveLength(1); // nothing after the failed batch was sent
     expect(batcher.size).toBe(4);
     time.advance(5_000); // the timer retries
@@ -184,7 +191,7 @@ describe('Batcher', () => {
     Object.assign(sent[0]!, { done: true });
     await expect(flushed).rejects.toBeInstanceOf(UnencodableRecordError);
     await settle();
-    expect(errors[0]).toMatchObject({ messages: 2, willRetry: false });
+    expect(errors[0]).toMatchObject({ messages: 2, willRetry: false, messageIds: ['id-m0', 'id-m1'] });
     expect(batcher.dropped).toBe(2);
     expect(sent[1]!.batch).toEqual(['m2', 'm3']);
     await ackNext();
@@ -224,7 +231,14 @@ describe('Batcher', () => {
       const flushed = batcher.flush();
       time.advance(10_000);
       await expect(flushed).rejects.toThrow('no ack within 10000 ms');
-      expect(errors).toEqual([{ err: expect.any(KafkaUnavailableError), messages: 3, willRetry: true }]);
+      expect(errors).toEqual([
+        {
+          err: expect.any(KafkaUnavailableError),
+          messages: 3,
+          willRetry: true,
+          messageIds: ['id-m0', 'id-m1', 'id-m2'],
+        },
+      ]);
       expect(batcher.unansweredCount).toBe(3);
       await expect(batcher.flush()).rejects.toBeInstanceOf(KafkaUnavailableError); // at once
       add(1, 10, 'later');

@@ -7,6 +7,7 @@ import {
   MAX_BATCH_BYTES,
   SourceDisabledError,
   TrackingApiError,
+  type ErrorContext,
 } from '../../../src/producer';
 import { connectHttpTransport } from '../../../src/producer/http-transport';
 import { resolveCommon } from '../../../src/producer/options';
@@ -36,13 +37,21 @@ function fakeApi(
   return { requests, fetchImpl };
 }
 
-async function connect(api: ReturnType<typeof fakeApi>, errors: Error[] = [], flushAt = 2) {
+async function connect(
+  api: ReturnType<typeof fakeApi>,
+  errors: Error[] = [],
+  flushAt = 2,
+  contexts: ErrorContext[] = [],
+) {
   const time = new ManualTime();
   const common = resolveCommon({
     clock: time,
     scheduler: time,
     logger: silentLogger(),
-    onError: (e) => errors.push(e),
+    onError: (e, context) => {
+      errors.push(e);
+      contexts.push(context);
+    },
     flushAt,
   });
   const transport = await connectHttpTransport(
@@ -125,10 +134,12 @@ describe('HTTP transport', () => {
           },
     );
     const errors: Error[] = [];
-    const { analytics } = await connect(api, errors);
+    const contexts: ErrorContext[] = [];
+    const { analytics } = await connect(api, errors, 2, contexts);
     analytics.track({ userId: 'u1', event: 'e', messageId: 'm1' });
     await analytics.flush();
     expect(errors).toEqual([expect.any(EventsRejectedError)]);
+    expect(contexts).toEqual([{ willRetry: false, count: 1, messageIds: ['m1'] }]);
     expect((errors[0] as EventsRejectedError).rejected).toEqual([
       { messageId: 'm1', code: 'invalid_field', reason: 'r' },
     ]);
