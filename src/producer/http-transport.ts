@@ -59,11 +59,16 @@ export async function connectHttpTransport(
     if (Array.isArray(rejected) && rejected.length > 0) {
       const err = new EventsRejectedError(rejected.filter(isJsonObject).map(rejectedItem));
       logger.warn({ rejected: err.rejected }, 'tracking API refused events');
-      onError(err, {
-        willRetry: false,
-        count: err.rejected.length,
-        messageIds: err.rejected.flatMap((r) => (r.messageId === undefined ? [] : [r.messageId])),
-      });
+      // The batch was accepted: a throwing callback must not make it count as failed.
+      try {
+        onError(err, {
+          willRetry: false,
+          count: err.rejected.length,
+          messageIds: err.rejected.flatMap((r) => (r.messageId === undefined ? [] : [r.messageId])),
+        });
+      } catch (callbackErr) {
+        logger.error({ err: errorMessage(callbackErr) }, 'onError callback threw');
+      }
     }
   };
 

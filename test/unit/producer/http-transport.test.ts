@@ -145,6 +145,33 @@ describe('HTTP transport', () => {
     ]);
   });
 
+  it('an onError that throws on refused events does not make the accepted batch count as failed', async () => {
+    let calls = 0;
+    const api = fakeApi(() =>
+      calls++ === 0
+        ? { status: 200, body: { success: true } }
+        : { status: 200, body: { rejected: [{ messageId: 'm1', code: 'missing_event', reason: 'r' }] } },
+    );
+    const time = new ManualTime();
+    const common = resolveCommon({
+      clock: time,
+      scheduler: time,
+      logger: silentLogger(),
+      onError: () => {
+        throw new Error('metrics client down');
+      },
+    });
+    const transport = await connectHttpTransport(
+      'wk_secret',
+      { batchUrl: 'http://api.test/v1/batch', requestTimeoutMs: 1_000, fetch: api.fetchImpl },
+      common,
+    );
+    const analytics = Analytics.over(transport, {}, common);
+    for (let i = 0; i < 3; i++) analytics.track({ userId: 'u1', event: 'e' });
+    await expect(analytics.close()).resolves.toBeUndefined();
+    expect(api.requests).toHaveLength(2); // the key check, then one batch, never sent again
+  });
+
   it('never sends a body over 500 KB: 17 calls of ~30 KB go in two requests', async () => {
     const api = fakeApi();
     const { analytics } = await connect(api, [], 100); // flushAt above 17: only the byte cap splits
