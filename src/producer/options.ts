@@ -191,9 +191,24 @@ export function resolveHttpEndpoint(options: HttpTransportOptions): {
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:')
     throw new ConfigError('endpoint', 'expected an http(s) URL');
+  // Never echo them: the message would carry the password into logs.
+  if (url.username !== '' || url.password !== '')
+    throw new ConfigError(
+      'endpoint',
+      'credentials in the URL are not accepted (the write key is sent as the HTTP Basic user name)',
+    );
+  if (url.hash !== '') throw new ConfigError('endpoint', 'a URL with a #fragment is not accepted');
   const requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   requireInteger('requestTimeoutMs', requestTimeoutMs, 1);
-  return { batchUrl: `${url.href.replace(/\/+$/, '')}/v1/batch`, requestTimeoutMs };
+  // Appended to the path, so that a query (`?tenant=t1`) stays a query.
+  url.pathname = `${url.pathname.replace(/\/+$/, '')}/v1/batch`;
+  return { batchUrl: url.href, requestTimeoutMs };
+}
+
+/** A URL as logs and error messages show it: no query (it may carry a token), no credentials. */
+export function redactedUrl(href: string): string {
+  const url = new URL(href);
+  return `${url.origin}${url.pathname}`;
 }
 
 /**

@@ -172,6 +172,19 @@ describe('HTTP transport', () => {
     expect(api.requests).toHaveLength(2); // the key check, then one batch, never sent again
   });
 
+  it('keeps the query out of error messages (it may carry a token)', async () => {
+    const api = fakeApi(() => new Error('connect ECONNREFUSED'));
+    const common = resolveCommon({ logger: silentLogger(), env: {} });
+    const connecting = connectHttpTransport(
+      'wk_secret',
+      { batchUrl: 'http://api.test/v1/batch?token=t0ps3cret', requestTimeoutMs: 1_000, fetch: api.fetchImpl },
+      common,
+    );
+    await expect(connecting).rejects.toThrow('http://api.test/v1/batch: connect ECONNREFUSED');
+    await expect(connecting).rejects.not.toThrow('t0ps3cret');
+    expect(api.requests[0]!.url).toBe('http://api.test/v1/batch?token=t0ps3cret'); // still sent
+  });
+
   it('never sends a body over 500 KB: 17 calls of ~30 KB go in two requests', async () => {
     const api = fakeApi();
     const { analytics } = await connect(api, [], 100); // flushAt above 17: only the byte cap splits
