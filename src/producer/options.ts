@@ -108,10 +108,10 @@ export function resolveCommon(options: CommonOptions): ResolvedCommon {
   const flushAfterMs = options.flushAfterMs ?? DEFAULT_FLUSH_AFTER_MS;
   const maxQueuedMessages = options.maxQueuedMessages ?? DEFAULT_MAX_QUEUED_MESSAGES;
   requireInteger('flushAt', flushAt, 1);
-  requireInteger('flushAfterMs', flushAfterMs, 1);
+  requireTimerMs('flushAfterMs', flushAfterMs);
   requireInteger('maxQueuedMessages', maxQueuedMessages, 1);
   const closeTimeoutMs = options.closeTimeoutMs ?? DEFAULT_CLOSE_TIMEOUT_MS;
-  requireInteger('closeTimeoutMs', closeTimeoutMs, 1);
+  requireTimerMs('closeTimeoutMs', closeTimeoutMs);
   const logger = options.logger ?? defaultLogger(env.DEBUG);
   return {
     flushAt,
@@ -165,8 +165,8 @@ export function resolveKafkaConnection(options: KafkaTransportOptions): KafkaCon
   const config = loadConfig(picked);
   const ackTimeoutMs = options.ackTimeoutMs ?? config.kafka.ackTimeoutMs;
   const connectTimeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
-  requireInteger('ackTimeoutMs', ackTimeoutMs, 1);
-  requireInteger('connectTimeoutMs', connectTimeoutMs, 1);
+  requireTimerMs('ackTimeoutMs', ackTimeoutMs);
+  requireTimerMs('connectTimeoutMs', connectTimeoutMs);
   return {
     brokers: config.kafka.brokers!,
     clientId: config.kafka.clientId,
@@ -199,7 +199,7 @@ export function resolveHttpEndpoint(options: HttpTransportOptions): {
     );
   if (url.hash !== '') throw new ConfigError('endpoint', 'a URL with a #fragment is not accepted');
   const requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
-  requireInteger('requestTimeoutMs', requestTimeoutMs, 1);
+  requireTimerMs('requestTimeoutMs', requestTimeoutMs);
   // Appended to the path, so that a query (`?tenant=t1`) stays a query.
   url.pathname = `${url.pathname.replace(/\/+$/, '')}/v1/batch`;
   return { batchUrl: url.href, requestTimeoutMs };
@@ -241,7 +241,18 @@ function escapeRegExp(text: string): string {
   return text.replace(/[.+?^${}()|[\]\\]/g, '\\$&');
 }
 
-function requireInteger(key: string, value: number, min: number): void {
-  if (!Number.isInteger(value) || value < min)
-    throw new ConfigError(key, `expected an integer ≥ ${min}, got ${value}`);
+/**
+ * The longest delay a Node timer takes (2^31 - 1 ms, ~24.8 days): Node fires a longer one after
+ * 1 ms, so a larger flushAfterMs would flush at once and a larger timeout would time out at once.
+ */
+export const MAX_TIMER_MS = 2_147_483_647;
+
+function requireInteger(key: string, value: number, min: number, max = Number.MAX_SAFE_INTEGER): void {
+  if (!Number.isInteger(value) || value < min || value > max)
+    throw new ConfigError(key, `expected an integer from ${min} to ${max}, got ${value}`);
+}
+
+/** A delay in ms that a timer is armed with. */
+function requireTimerMs(key: string, value: number): void {
+  requireInteger(key, value, 1, MAX_TIMER_MS);
 }

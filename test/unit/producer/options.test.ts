@@ -93,6 +93,31 @@ describe('resolveCommon', () => {
   );
 });
 
+describe('timer values', () => {
+  const kafka = { brokers: ['b:9092'], registry: 'http://r', env: {} };
+
+  it.each([
+    ['flushAfterMs', () => resolveCommon({ env: {}, flushAfterMs: 2_147_483_648 })],
+    ['closeTimeoutMs', () => resolveCommon({ env: {}, closeTimeoutMs: 3_000_000_000 })],
+    ['ackTimeoutMs', () => resolveKafkaConnection({ ...kafka, ackTimeoutMs: 3_000_000_000 })],
+    ['connectTimeoutMs', () => resolveKafkaConnection({ ...kafka, connectTimeoutMs: 3_000_000_000 })],
+    [
+      'requestTimeoutMs',
+      () => resolveHttpEndpoint({ transport: 'http', endpoint: 'http://a', requestTimeoutMs: 3_000_000_000 }),
+    ],
+  ])('refuses %s above 2^31 - 1 ms, which Node would fire after 1 ms', (key, resolve) => {
+    expect(resolve).toThrow(ConfigError);
+    expect(resolve).toThrow(expect.objectContaining({ key, message: expect.stringContaining('2147483647') }));
+  });
+
+  it('takes 2^31 - 1 ms itself', () => {
+    expect(resolveCommon({ env: {}, flushAfterMs: 2_147_483_647 }).flushAfterMs).toBe(2_147_483_647);
+    expect(resolveKafkaConnection({ ...kafka, ackTimeoutMs: 2_147_483_647 }).ackTimeoutMs).toBe(
+      2_147_483_647,
+    );
+  });
+});
+
 describe('resolveHttpEndpoint', () => {
   it.each([
     ['http://api.example:8080', 'http://api.example:8080/v1/batch'],
