@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { TrackingType } from '../events/types';
-import type { Logger } from '../observability/logger';
 import { Batcher } from './batcher';
 import { ClientClosedError, InvalidWriteKeyError, MessagesNotDeliveredError } from './errors';
 import { connectHttpTransport } from './http-transport';
+import { drain } from './drain';
 import { connectKafkaTransport } from './kafka-transport';
 import {
   rawMessage,
@@ -24,17 +24,26 @@ import {
 } from './options';
 import { MAX_BATCH_BYTES, type Transport } from './transport';
 
+/** close(): pause before a batch that failed retriably is sent again (within closeTimeoutMs). */
+const CLOSE_RETRY_DELAY_MS = 1_000;
+
 /** The queue bound to one transport (its payload type hidden from Analytics). */
 interface Pipeline {
   readonly size: number;
+  /** Calls in the batch in flight. */
+  readonly inFlight: number;
+  /** Calls in flight past their ack timeout: they may still be written. */
+  readonly unanswered: number;
   readonly dropped: number;
   /** Validates, encodes and queues one call; returns its messageId. */
   enqueue(type: TrackingType, message: unknown): string;
   flush(): Promise<void>;
+  /** Resolves once no batch is in flight. */
+  idle(): Promise<void>;
   waitForRoom(): Promise<void>;
   /** No call will be enqueued any more (close() began). */
   closing(): void;
-  /** Stops sending, waits for the batch in flight, closes the transport. */
+  /** Stops sending and closes the transport (a batch still in flight is not waited for). */
   shutdown(): Promise<void>;
 }
 
@@ -47,14 +56,22 @@ function pipeline<P>(transport: Transport<P>, common: ResolvedCommon): Pipeline 
     maxBatchBytes: MAX_BATCH_BYTES,
     batchOverheadBytes: transport.batchOverheadBytes,
     itemOverheadBytes: transport.itemOverheadBytes,
+    ...(transport.ackTimeout && { ackTimeout: transport.ackTimeout }),
     clock: common.clock,
     scheduler: common.scheduler,
     logger: common.logger,
-    onError: (err) => common.onError(err),
+    onError: (err, { messages, willRetry, messageIds }) =>
+      common.onError(err, { willRetry, count: messages, messageIds }),
   });
   return {
     get size() {
       return batcher.size;
+    },
+    get inFlight() {
+      return batcher.inFlightCount;
+    },
+    get unanswered() {
+      return batcher.unansweredCount;
     },
     get dropped() {
       return batcher.dropped;
@@ -62,15 +79,15 @@ function pipeline<P>(transport: Transport<P>, common: ResolvedCommon): Pipeline 
     enqueue(type, message) {
       batcher.assertRoom(); // before spending time on encoding
       const prepared = transport.prepare(rawMessage(type, message, randomUUID));
-      batcher.enqueue(prepared.payload, prepared.bytes);
+      batcher.enqueue(prepared.payload, prepared.bytes, prepared.messageId);
       return prepared.messageId;
     },
     flush: () => batcher.flush(),
+    idle: () => batcher.idle(),
     waitForRoom: () => batcher.waitForRoom(),
     closing: () => transport.closing?.(),
     async shutdown() {
       batcher.stop();
-      await batcher.idle();
       await transport.close();
     },
   };
@@ -90,7 +107,7 @@ export class Analytics {
 
   private constructor(
     private readonly pipeline: Pipeline,
-    private readonly logger: Logger,
+    private readonly common: ResolvedCommon,
     /** The write key's source (Kafka transport); undefined with transport 'http'. */
     readonly sourceId: string | undefined,
   ) {}
@@ -125,7 +142,7 @@ export class Analytics {
     options: CommonOptions = {},
     resolved = resolveCommon(options),
   ): Analytics {
-    return new Analytics(pipeline(transport, resolved), resolved.logger, transport.sourceId);
+    return new Analytics(pipeline(transport, resolved), resolved, transport.sourceId);
   }
 
   /** Who the user is, and their traits. */
@@ -195,8 +212,10 @@ export class Analytics {
 
   /**
    * Refuses further calls (ClientClosedError), sends everything queued, then disconnects.
-   * Resolves once all of it is acknowledged; rejects with MessagesNotDeliveredError (with the
-   * count) when some of it could not be. Idempotent.
+   * Every batch is tried: one that fails for good is dropped and the next is sent; one that fails
+   * retriably is sent again, until `closeTimeoutMs` has passed. Resolves once all of it is
+   * acknowledged; rejects with MessagesNotDeliveredError (with the count) when some of it could
+   * not be. Idempotent.
    */
   close(): Promise<void> {
     this.closing ??= this.shutdown();
@@ -204,24 +223,28 @@ export class Analytics {
   }
 
   private async shutdown(): Promise<void> {
+    const { clock, scheduler, closeTimeoutMs, logger } = this.common;
     const droppedBefore = this.pipeline.dropped;
     this.pipeline.closing();
-    let cause: unknown;
-    try {
-      await this.pipeline.flush();
-    } catch (err) {
-      cause = err;
-    }
-    await this.pipeline.shutdown();
+    const { timedOut, cause } = await drain(this.pipeline, {
+      clock,
+      scheduler,
+      timeoutMs: closeTimeoutMs,
+      retryDelayMs: CLOSE_RETRY_DELAY_MS,
+    });
+    // Counted before the transport closes: a batch answered later is not counted twice.
     const undelivered = this.pipeline.size + this.pipeline.dropped - droppedBefore;
-    this.logger.info({ undelivered }, 'closed');
-    if (cause !== undefined || undelivered > 0) throw new MessagesNotDeliveredError(undelivered, cause);
+    // Sent and not answered: not known to be delivered, and may still be written.
+    const inDoubt = this.pipeline.inFlight;
+    await this.pipeline.shutdown();
+    logger.info({ undelivered, inDoubt, timedOut }, 'closed');
+    if (undelivered > 0) throw new MessagesNotDeliveredError(undelivered, cause, inDoubt);
   }
 
   private call(type: TrackingType, message: unknown): string {
     if (this.closing) throw new ClientClosedError();
     const messageId = this.pipeline.enqueue(type, message);
-    this.logger.debug({ type, messageId, queued: this.pipeline.size }, 'queued');
+    this.common.logger.debug({ type, messageId, queued: this.pipeline.size }, 'queued');
     return messageId;
   }
 }

@@ -1,7 +1,7 @@
 import type { Clock } from '../core/clock';
 import { HooklineError, errorMessage } from '../core/errors';
 import type { Logger } from '../observability/logger';
-import { QueueFullError } from './errors';
+import { ClientClosedError, MessagesNotDeliveredError, QueueFullError } from './errors';
 import type { Scheduler } from './scheduler';
 
 export interface BatcherOptions<P> {
@@ -19,16 +19,24 @@ export interface BatcherOptions<P> {
   batchOverheadBytes?: number;
   /** Bytes each item adds besides its own (a comma between JSON items). Default 0. */
   itemOverheadBytes?: number;
+  /**
+   * After `afterMs` without an answer, the `flush()` callers waiting for the batch are rejected
+   * with `error()` and `onError` hears it (willRetry: the batch is kept), but the batch stays in
+   * flight until `send` settles: a batch whose first copy may still be written is never sent
+   * again. Default: none (`send` always settles in time by itself).
+   */
+  ackTimeout?: { afterMs: number; error(): Error };
   clock: Clock;
   scheduler: Scheduler;
   logger: Logger;
   /** A batch failed in the background. Retriable errors keep it queued (retried at the next flush). */
-  onError(err: Error, info: { messages: number; willRetry: boolean }): void;
+  onError(err: Error, info: { messages: number; willRetry: boolean; messageIds: string[] }): void;
 }
 
 interface Item<P> {
   seq: number;
   payload: P;
+  messageId: string;
   /** Its share of a batch: own bytes plus the per-item overhead. */
   bytes: number;
 }
@@ -54,6 +62,8 @@ export type FlushReason = 'count' | 'size' | 'timer' | 'flush';
 export class Batcher<P> {
   private readonly queue: Item<P>[] = [];
   private inFlight: Item<P>[] | undefined;
+  /** The batch in flight went past its ack timeout unanswered. */
+  private inFlightUnanswered = false;
   private lastSeq = 0;
   /** Every call up to this seq is due to be sent. */
   private dueThroughSeq = 0;
@@ -81,6 +91,11 @@ export class Batcher<P> {
     return this.queue.length + (this.inFlight?.length ?? 0);
   }
 
+  /** Calls in the batch handed to `send` and not yet answered (0: none). */
+  get inFlightCount(): number {
+    return this.inFlight?.length ?? 0;
+  }
+
   /** Calls dropped so far: batches that failed with an error that is not retriable. */
   get dropped(): number {
     return this.droppedCount;
@@ -103,7 +118,7 @@ export class Batcher<P> {
     return new Promise((resolve) => this.roomWaiters.push(resolve));
   }
 
-  enqueue(payload: P, bytes: number): void {
+  enqueue(payload: P, bytes: number, messageId = ''): void {
     this.assertRoom();
     const cost = bytes + this.itemOverheadBytes;
     if (
@@ -112,16 +127,23 @@ export class Batcher<P> {
     ) {
       this.trigger('size');
     }
-    this.queue.push({ seq: ++this.lastSeq, payload, bytes: cost });
+    this.queue.push({ seq: ++this.lastSeq, payload, messageId, bytes: cost });
     this.countSinceFlush++;
     this.bytesSinceFlush += cost;
     if (this.countSinceFlush >= this.options.flushAt) this.trigger('count');
     else this.armTimer();
   }
 
-  /** Sends everything queued; settles once all of it is acknowledged, or with the first failure. */
+  /**
+   * Sends everything queued; settles once all of it is acknowledged, or with the first failure.
+   * Once stopped nothing more is sent: resolves if nothing is held, else rejects at once with
+   * MessagesNotDeliveredError.
+   */
   flush(): Promise<void> {
     if (this.size === 0) return Promise.resolve();
+    if (this.stopped) return Promise.reject(this.notDelivered());
+    // Nothing can be sent before that batch is answered, which took too long already.
+    if (this.inFlightUnanswered) return Promise.reject(this.options.ackTimeout!.error());
     const done = new Promise<void>((resolve, reject) =>
       this.waiters.push({ throughSeq: this.lastSeq, resolve, reject }),
     );
@@ -129,12 +151,28 @@ export class Batcher<P> {
     return done;
   }
 
-  /** No timer and no new batch from now on; what is still queued stays unsent. */
+  /**
+   * No timer and no new batch from now on; what is still queued stays unsent, and `flush()`
+   * callers still waiting are rejected with MessagesNotDeliveredError.
+   */
   stop(): void {
     this.stopped = true;
     this.cancelTimer?.();
     this.cancelTimer = undefined;
+    if (this.waiters.length > 0) {
+      const err = this.notDelivered();
+      for (const w of this.waiters.splice(0)) w.reject(err);
+    }
     this.wakeRoomWaiters();
+  }
+
+  private notDelivered(): MessagesNotDeliveredError {
+    return new MessagesNotDeliveredError(this.size, new ClientClosedError());
+  }
+
+  /** Calls in a batch that went past its ack timeout unanswered, and may still be written. */
+  get unansweredCount(): number {
+    return this.inFlightUnanswered ? this.inFlightCount : 0;
   }
 
   /** Resolves once no batch is in flight. */
@@ -195,10 +233,49 @@ export class Batcher<P> {
     } catch (err) {
       sending = Promise.reject(err);
     }
+    const { ackTimeout } = this.options;
+    const cancelAckTimer = ackTimeout
+      ? this.options.scheduler.setTimeout(
+          () => this.unanswered(batch, ackTimeout.error()),
+          ackTimeout.afterMs,
+        )
+      : undefined;
     sending.then(
-      () => this.acknowledged(batch, bytes, startedMs),
-      (err: unknown) => this.failed(batch, err instanceof Error ? err : new Error(String(err))),
+      () => {
+        cancelAckTimer?.();
+        this.acknowledged(batch, bytes, startedMs);
+      },
+      (err: unknown) => {
+        cancelAckTimer?.();
+        this.failed(batch, err instanceof Error ? err : new Error(String(err)));
+      },
     );
+  }
+
+  /**
+   * The batch in flight is not answered in time. Its flush() callers hear so, but it is neither
+   * dropped nor put back: sent again, it would be written twice once the first send lands (the
+   * Kafka client retries it meanwhile). What happens to it is decided when `send` settles.
+   */
+  private unanswered(batch: Item<P>[], err: Error): void {
+    if (this.inFlight !== batch) return;
+    this.inFlightUnanswered = true;
+    const firstSeq = batch[0]!.seq;
+    this.settle(
+      (w) => w.throughSeq >= firstSeq,
+      (w) => w.reject(err),
+    );
+    this.report(err, batch, true);
+  }
+
+  private report(err: Error, batch: Item<P>[], willRetry: boolean): void {
+    const messages = batch.length;
+    this.options.logger.warn({ messages, willRetry, err: errorMessage(err) }, 'batch failed');
+    try {
+      this.options.onError(err, { messages, willRetry, messageIds: batch.map((item) => item.messageId) });
+    } catch (callbackErr) {
+      this.options.logger.error({ err: errorMessage(callbackErr) }, 'onError callback threw');
+    }
   }
 
   private hasRoom(): boolean {
@@ -216,6 +293,7 @@ export class Batcher<P> {
 
   private landed(): void {
     this.inFlight = undefined;
+    this.inFlightUnanswered = false;
     for (const resolve of this.idleWaiters.splice(0)) resolve();
   }
 
@@ -242,12 +320,7 @@ export class Batcher<P> {
       (w) => w.reject(err),
     );
     const willRetry = err instanceof HooklineError && err.retriable && !this.stopped;
-    this.options.logger.warn({ messages: batch.length, willRetry, err: errorMessage(err) }, 'batch failed');
-    try {
-      this.options.onError(err, { messages: batch.length, willRetry });
-    } catch (callbackErr) {
-      this.options.logger.error({ err: errorMessage(callbackErr) }, 'onError callback threw');
-    }
+    this.report(err, batch, willRetry);
     if (!willRetry) {
       this.droppedCount += batch.length;
       this.pump();

@@ -106,6 +106,22 @@ export class TrackingApiError extends HooklineError {
   }
 }
 
+/**
+ * Kafka refused a batch for good (kafkajs says the error is not retriable: not authorised for the
+ * topic, a record too large, ...). The batch is dropped; `reason` is kafkajs's error type when it
+ * has one (`TOPIC_AUTHORIZATION_FAILED`, `MESSAGE_TOO_LARGE`, ...).
+ */
+export class KafkaWriteRefusedError extends HooklineError {
+  readonly retriable = false;
+  readonly code = 'kafka_write_refused';
+  constructor(
+    readonly reason: string | undefined,
+    cause: Error,
+  ) {
+    super(`Kafka refused the batch${reason ? ` (${reason})` : ''}: ${cause.message}`, { cause });
+  }
+}
+
 /** The tracking API accepted a batch but refused some of its events (listed). */
 export class EventsRejectedError extends HooklineError {
   readonly retriable = false;
@@ -115,14 +131,22 @@ export class EventsRejectedError extends HooklineError {
   }
 }
 
-/** `close()` could not deliver everything that was queued; `count` messages were dropped. */
+/**
+ * `close()` could not deliver everything that was queued: `count` messages were not acknowledged.
+ * `inDoubt` of them were sent and not answered when close() gave up: Kafka may still write those.
+ */
 export class MessagesNotDeliveredError extends HooklineError {
   readonly retriable = false;
   readonly code = 'messages_not_delivered';
   constructor(
     readonly count: number,
     cause: unknown,
+    readonly inDoubt = 0,
   ) {
-    super(`${count} queued message(s) could not be delivered before close`, { cause });
+    super(
+      `${count} queued message(s) could not be delivered before close` +
+        (inDoubt > 0 ? `; ${inDoubt} of them were sent, not answered, and may still be written` : ''),
+      { cause },
+    );
   }
 }

@@ -3,7 +3,7 @@ import { errorMessage } from '../core/errors';
 import { isJsonObject, stringifyJson, type JsonValue } from '../events/json';
 import { EventsRejectedError, InvalidWriteKeyError, SourceDisabledError, TrackingApiError } from './errors';
 import { normalizeCall } from './messages';
-import type { ResolvedCommon } from './options';
+import { redactedUrl, type ResolvedCommon } from './options';
 import type { Transport } from './transport';
 
 export interface HttpTransportConfig {
@@ -35,6 +35,7 @@ export async function connectHttpTransport(
     'user-agent': defaultUserAgent().replace('Hookline/', 'hookline-producer/'),
   };
   const iso = () => new Date(clock.now()).toISOString();
+  const shownUrl = redactedUrl(config.batchUrl);
 
   const post = async (items: string): Promise<void> => {
     let status: number;
@@ -49,7 +50,7 @@ export async function connectHttpTransport(
       status = res.status;
       text = await res.text();
     } catch (err) {
-      throw new TrackingApiError('unreachable', `${config.batchUrl}: ${errorMessage(err)}`, undefined, {
+      throw new TrackingApiError('unreachable', `${shownUrl}: ${errorMessage(err)}`, undefined, {
         cause: err,
       });
     }
@@ -59,12 +60,21 @@ export async function connectHttpTransport(
     if (Array.isArray(rejected) && rejected.length > 0) {
       const err = new EventsRejectedError(rejected.filter(isJsonObject).map(rejectedItem));
       logger.warn({ rejected: err.rejected }, 'tracking API refused events');
-      onError(err);
+      // The batch was accepted: a throwing callback must not make it count as failed.
+      try {
+        onError(err, {
+          willRetry: false,
+          count: err.rejected.length,
+          messageIds: err.rejected.flatMap((r) => (r.messageId === undefined ? [] : [r.messageId])),
+        });
+      } catch (callbackErr) {
+        logger.error({ err: errorMessage(callbackErr) }, 'onError callback threw');
+      }
     }
   };
 
   await post('');
-  logger.info({ url: config.batchUrl }, 'tracking API accepted the write key');
+  logger.info({ url: shownUrl }, 'tracking API accepted the write key');
   return {
     name: 'http',
     sourceId: undefined,

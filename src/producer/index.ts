@@ -32,11 +32,13 @@ export type {
   TrackMessage,
 } from './messages';
 export {
+  DEFAULT_CLOSE_TIMEOUT_MS,
   DEFAULT_FLUSH_AFTER_MS,
   DEFAULT_FLUSH_AT,
   DEFAULT_MAX_QUEUED_MESSAGES,
   type AnalyticsOptions,
   type CommonOptions,
+  type ErrorContext,
   type HttpTransportOptions,
   type KafkaTransportOptions,
 } from './options';
@@ -54,6 +56,7 @@ export {
   InvalidMessageError,
   InvalidWriteKeyError,
   KafkaUnavailableError,
+  KafkaWriteRefusedError,
   MessageTooLargeError,
   MessagesNotDeliveredError,
   QueueFullError,

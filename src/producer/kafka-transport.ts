@@ -12,6 +12,7 @@ import { hooklinePartitioner } from '../kafka/partitioner';
 import { topicNames } from '../kafka/topics';
 import { Lifecycle } from '../core/lifecycle';
 import { TopicNotFoundError } from './errors';
+import { kafkaSendFailure } from './kafka-failure';
 import { normalizeCall } from './messages';
 import type { KafkaConnection, ResolvedCommon } from './options';
 import { followSource } from './source';
@@ -74,7 +75,11 @@ export async function connectKafkaTransport(
     });
     await producer.connect();
     lifecycle.onStop('producer', () => producer.disconnect());
-    const batching = new BatchingProducer({ producer, ackTimeoutMs: connection.ackTimeoutMs, logger });
+    // No timeout on the send itself: a send given up on may still be written (kafkajs retries it,
+    // without end on an idempotent producer), so sending the batch again would write it twice.
+    // The batcher reports a batch unanswered after ackTimeoutMs and keeps it in flight instead.
+    const batching = new BatchingProducer({ producer, ackTimeoutMs: undefined, logger });
+    const { ackTimeoutMs } = connection;
     await admin.disconnect(); // needed only to start
 
     logger.info(
@@ -100,7 +105,17 @@ export async function connectKafkaTransport(
           messageId: event.messageId,
         };
       },
-      send: (batch) => batching.send(batch),
+      send: (batch) =>
+        batching.send(batch).catch((err: unknown) => {
+          throw kafkaSendFailure(err);
+        }),
+      ackTimeout: {
+        afterMs: ackTimeoutMs,
+        error: () =>
+          new KafkaUnavailableError(
+            `Kafka did not acknowledge a batch within ${ackTimeoutMs} ms; it stays in flight until Kafka answers`,
+          ),
+      },
       closing: () => {
         // Errors surface (logged) when close() awaits the same stop.
         stopSource().catch(() => undefined);

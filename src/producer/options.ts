@@ -12,8 +12,27 @@ export const DEFAULT_FLUSH_AFTER_MS = 5_000;
 export const DEFAULT_MAX_QUEUED_MESSAGES = 10_000;
 /** How long `connect` may take to read the catalog and find the write key's source. */
 export const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
+/**
+ * How long `close()` may take to deliver what is queued, retries included: within a container's
+ * usual 30 s shutdown grace, and as long as kafkajs's own request timeout.
+ */
+export const DEFAULT_CLOSE_TIMEOUT_MS = 30_000;
 /** Transport 'http': how long one batch request may take. */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 10_000;
+
+/** What `onError` is told besides the error. */
+export interface ErrorContext {
+  /**
+   * The calls are kept and will be sent (again): a retriable failure, or a batch Kafka has not
+   * acknowledged in time and is still retrying. False: they are dropped (or, for
+   * EventsRejectedError, refused by the tracking API).
+   */
+  willRetry: boolean;
+  /** How many calls the error is about. */
+  count: number;
+  /** Their messageIds (those the API named, for EventsRejectedError). */
+  messageIds: string[];
+}
 
 /** Options every transport takes. */
 export interface CommonOptions {
@@ -23,6 +42,8 @@ export interface CommonOptions {
   flushAfterMs?: number;
   /** Calls held in memory (queued or in flight) before calls throw QueueFullError. Default 10,000. */
   maxQueuedMessages?: number;
+  /** Longest `close()` takes to deliver what is queued, retries included. Default 30,000 ms. */
+  closeTimeoutMs?: number;
   /** A pino logger. Default: silent, or debug lines on stderr when DEBUG names `analytics`. */
   logger?: Logger;
   /** Time source. Default Date.now. */
@@ -30,7 +51,7 @@ export interface CommonOptions {
   /** Timer source of the flush timer. Default Node's setTimeout, unref'd. */
   scheduler?: Scheduler;
   /** Hears background failures: batches that failed (retried or dropped), events the API refused. */
-  onError?: (err: Error) => void;
+  onError?: (err: Error, context: ErrorContext) => void;
   /** Where defaults (KAFKA_BROKERS, DEBUG, ...) are read from. Default process.env. */
   env?: NodeJS.ProcessEnv;
 }
@@ -50,7 +71,10 @@ export interface KafkaTransportOptions extends CommonOptions {
   ssl?: boolean;
   /** Default KAFKA_SASL_MECHANISM, KAFKA_SASL_USERNAME, KAFKA_SASL_PASSWORD. */
   sasl?: NonNullable<Config['kafka']['sasl']>;
-  /** How long one batch may wait for Kafka's acknowledgement. Default HOOKLINE_KAFKA_ACK_TIMEOUT, else 10 s. */
+  /**
+   * How long a batch may go unacknowledged before flush() and onError hear so; the batch stays in
+   * flight (never sent twice) until Kafka answers. Default HOOKLINE_KAFKA_ACK_TIMEOUT, else 10 s.
+   */
   ackTimeoutMs?: number;
   /** How long `connect` may take. Default 30 s. */
   connectTimeoutMs?: number;
@@ -71,10 +95,11 @@ export interface ResolvedCommon {
   flushAt: number;
   flushAfterMs: number;
   maxQueuedMessages: number;
+  closeTimeoutMs: number;
   logger: Logger;
   clock: Clock;
   scheduler: Scheduler;
-  onError: (err: Error) => void;
+  onError: (err: Error, context: ErrorContext) => void;
 }
 
 export function resolveCommon(options: CommonOptions): ResolvedCommon {
@@ -83,13 +108,16 @@ export function resolveCommon(options: CommonOptions): ResolvedCommon {
   const flushAfterMs = options.flushAfterMs ?? DEFAULT_FLUSH_AFTER_MS;
   const maxQueuedMessages = options.maxQueuedMessages ?? DEFAULT_MAX_QUEUED_MESSAGES;
   requireInteger('flushAt', flushAt, 1);
-  requireInteger('flushAfterMs', flushAfterMs, 1);
+  requireTimerMs('flushAfterMs', flushAfterMs);
   requireInteger('maxQueuedMessages', maxQueuedMessages, 1);
+  const closeTimeoutMs = options.closeTimeoutMs ?? DEFAULT_CLOSE_TIMEOUT_MS;
+  requireTimerMs('closeTimeoutMs', closeTimeoutMs);
   const logger = options.logger ?? defaultLogger(env.DEBUG);
   return {
     flushAt,
     flushAfterMs,
     maxQueuedMessages,
+    closeTimeoutMs,
     logger: logger.child({ library: 'hookline/producer' }),
     clock: options.clock ?? systemClock,
     scheduler: options.scheduler ?? systemScheduler,
@@ -137,8 +165,8 @@ export function resolveKafkaConnection(options: KafkaTransportOptions): KafkaCon
   const config = loadConfig(picked);
   const ackTimeoutMs = options.ackTimeoutMs ?? config.kafka.ackTimeoutMs;
   const connectTimeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
-  requireInteger('ackTimeoutMs', ackTimeoutMs, 1);
-  requireInteger('connectTimeoutMs', connectTimeoutMs, 1);
+  requireTimerMs('ackTimeoutMs', ackTimeoutMs);
+  requireTimerMs('connectTimeoutMs', connectTimeoutMs);
   return {
     brokers: config.kafka.brokers!,
     clientId: config.kafka.clientId,
@@ -163,9 +191,24 @@ export function resolveHttpEndpoint(options: HttpTransportOptions): {
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:')
     throw new ConfigError('endpoint', 'expected an http(s) URL');
+  // Never echo them: the message would carry the password into logs.
+  if (url.username !== '' || url.password !== '')
+    throw new ConfigError(
+      'endpoint',
+      'credentials in the URL are not accepted (the write key is sent as the HTTP Basic user name)',
+    );
+  if (url.hash !== '') throw new ConfigError('endpoint', 'a URL with a #fragment is not accepted');
   const requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
-  requireInteger('requestTimeoutMs', requestTimeoutMs, 1);
-  return { batchUrl: `${url.href.replace(/\/+$/, '')}/v1/batch`, requestTimeoutMs };
+  requireTimerMs('requestTimeoutMs', requestTimeoutMs);
+  // Appended to the path, so that a query (`?tenant=t1`) stays a query.
+  url.pathname = `${url.pathname.replace(/\/+$/, '')}/v1/batch`;
+  return { batchUrl: url.href, requestTimeoutMs };
+}
+
+/** A URL as logs and error messages show it: no query (it may carry a token), no credentials. */
+export function redactedUrl(href: string): string {
+  const url = new URL(href);
+  return `${url.origin}${url.pathname}`;
 }
 
 /**
@@ -198,7 +241,18 @@ function escapeRegExp(text: string): string {
   return text.replace(/[.+?^${}()|[\]\\]/g, '\\$&');
 }
 
-function requireInteger(key: string, value: number, min: number): void {
-  if (!Number.isInteger(value) || value < min)
-    throw new ConfigError(key, `expected an integer ≥ ${min}, got ${value}`);
+/**
+ * The longest delay a Node timer takes (2^31 - 1 ms, ~24.8 days): Node fires a longer one after
+ * 1 ms, so a larger flushAfterMs would flush at once and a larger timeout would time out at once.
+ */
+export const MAX_TIMER_MS = 2_147_483_647;
+
+function requireInteger(key: string, value: number, min: number, max = Number.MAX_SAFE_INTEGER): void {
+  if (!Number.isInteger(value) || value < min || value > max)
+    throw new ConfigError(key, `expected an integer from ${min} to ${max}, got ${value}`);
+}
+
+/** A delay in ms that a timer is armed with. */
+function requireTimerMs(key: string, value: number): void {
+  requireInteger(key, value, 1, MAX_TIMER_MS);
 }

@@ -23,8 +23,16 @@ export interface Transport<P> {
   readonly itemOverheadBytes: number;
   /** Checks one call as the tracking API would (typed errors) and encodes it. Synchronous. */
   prepare(raw: RawMessage): Prepared<P>;
-  /** Resolves once the whole batch is acknowledged. */
+  /**
+   * Resolves once the whole batch is acknowledged; rejects once it is known not to be. It must
+   * not reject while the batch may still be written (the batcher would send it again).
+   */
   send(batch: P[]): Promise<void>;
+  /**
+   * How long a batch may go unanswered before `flush()` hears so (`error()`); the batch stays in
+   * flight until `send` settles. None when `send` always settles in time by itself.
+   */
+  readonly ackTimeout?: { afterMs: number; error(): Error };
   /**
    * `close()` of the client began: `prepare` will not be called again, `send` will, until the
    * queue is sent. The transport may let go of what only `prepare` needed meanwhile.

@@ -1,6 +1,6 @@
 import { parseJson, stringifyJson } from '../../../src/events/json';
 import type { TrackingEvent } from '../../../src/events/types';
-import { KafkaUnavailableError } from '../../../src/core/errors';
+import { KafkaUnavailableError, UnencodableRecordError } from '../../../src/core/errors';
 import {
   Analytics,
   ClientClosedError,
@@ -17,7 +17,7 @@ import { trackWaitingForRoom } from '../../support/paced-track';
 import { ManualTime, settle } from './manual-time';
 
 /** A transport that normalises like the Kafka one and whose sends the test acknowledges by hand. */
-function setup(options: CommonOptions = {}) {
+function setup(options: CommonOptions = {}, transportOptions: Partial<Transport<string>> = {}) {
   const time = new ManualTime();
   const sent: { events: TrackingEvent[]; ack: () => void; fail: (err: Error) => void }[] = [];
   const transport: Transport<string> = {
@@ -35,6 +35,7 @@ function setup(options: CommonOptions = {}) {
         sent.push({ events: batch.map((t) => parseJson(t) as unknown as TrackingEvent), ack, fail }),
       ),
     close: async () => {},
+    ...transportOptions,
   };
   const analytics = Analytics.over(transport, { clock: time, scheduler: time, ...options });
   const ackAll = async () => {
@@ -230,15 +231,123 @@ describe('Analytics', () => {
     expect(analytics.close()).toBe(closed);
   });
 
-  it('close() rejects with MessagesNotDeliveredError counting what could not be sent', async () => {
+  it('close() rejects with MessagesNotDeliveredError counting what could not be sent within closeTimeoutMs', async () => {
     const errors: Error[] = [];
-    const { analytics, sent } = setup({ onError: (err) => errors.push(err) });
+    const { analytics, sent, time } = setup({ onError: (err) => errors.push(err), closeTimeoutMs: 3_000 });
     for (let i = 0; i < 5; i++) analytics.track({ userId: 'u', event: `e${i}` });
     const closed = analytics.close();
-    sent[0]!.fail(new KafkaUnavailableError('down'));
+    for (let attempt = 0; attempt < 3; attempt++) {
+      await settle();
+      sent[attempt]!.fail(new KafkaUnavailableError('down'));
+      await settle();
+      time.advance(1_000); // close() tries a retriable failure again after a pause
+    }
     await expect(closed).rejects.toBeInstanceOf(MessagesNotDeliveredError);
     await expect(closed).rejects.toMatchObject({ count: 5, cause: expect.any(KafkaUnavailableError) });
+    expect(sent).toHaveLength(3); // the first try and two more, then the deadline
+    expect(errors).toHaveLength(3);
+    expect(errors.every((err) => err instanceof KafkaUnavailableError)).toBe(true);
+  });
+
+  it('close() sends a batch that failed retriably again, and resolves once it is acknowledged', async () => {
+    const { analytics, sent, time, ackAll } = setup();
+    for (let i = 0; i < 3; i++) analytics.track({ userId: 'u', event: `e${i}` });
+    const closed = analytics.close();
+    await settle();
+    sent[0]!.fail(new KafkaUnavailableError('leader election'));
+    Object.assign(sent[0]!, { done: true });
+    await settle();
+    time.advance(1_000);
+    await ackAll();
+    await expect(closed).resolves.toBeUndefined();
+    expect(sent.map((s) => s.events.length)).toEqual([3, 3]);
+  });
+
+  it('flush() after a close() that could not deliver rejects at once instead of never settling', async () => {
+    const { analytics, sent, time } = setup({ closeTimeoutMs: 1_000 });
+    for (let i = 0; i < 3; i++) analytics.track({ userId: 'u', event: `e${i}` });
+    const closed = expect(analytics.close()).rejects.toMatchObject({ count: 3 });
+    await settle();
+    sent[0]!.fail(new KafkaUnavailableError('leader election'));
+    await settle();
+    time.advance(1_000);
+    await closed;
+    await expect(analytics.flush()).rejects.toMatchObject({ name: 'MessagesNotDeliveredError', count: 3 });
+  });
+
+  it('flush() after a close() that delivered everything resolves', async () => {
+    const { analytics, ackAll } = setup();
+    analytics.track({ userId: 'u', event: 'e' });
+    const closed = analytics.close();
+    await ackAll();
+    await closed;
+    await expect(analytics.flush()).resolves.toBeUndefined();
+  });
+
+  it('close() waits for a batch Kafka answers after its ack timeout: sent once, counted delivered', async () => {
+    const ackTimeout = { afterMs: 50, error: () => new KafkaUnavailableError('no ack within 50 ms') };
+    const errors: Error[] = [];
+    const { analytics, sent, time, ackAll } = setup({ onError: (err) => errors.push(err) }, { ackTimeout });
+    for (let i = 0; i < 3; i++) analytics.track({ userId: 'u', event: `e${i}` });
+    const closed = analytics.close();
+    await settle();
+    time.advance(50);
+    await settle();
+    time.advance(1_000);
+    await settle();
     expect(errors).toEqual([expect.any(KafkaUnavailableError)]);
+    expect(sent).toHaveLength(1); // not sent again while the first copy may land
+    await ackAll(); // Kafka answers at 1,050 ms
+    await expect(closed).resolves.toBeUndefined();
+    expect(sent).toHaveLength(1);
+  });
+
+  it('close() at its deadline counts a batch sent and still unanswered as in doubt', async () => {
+    const ackTimeout = { afterMs: 50, error: () => new KafkaUnavailableError('no ack within 50 ms') };
+    const { analytics, sent, time } = setup({ closeTimeoutMs: 1_000 }, { ackTimeout });
+    for (let i = 0; i < 3; i++) analytics.track({ userId: 'u', event: `e${i}` });
+    const closed = expect(analytics.close()).rejects.toMatchObject({ count: 3, inDoubt: 3 });
+    await settle();
+    time.advance(50);
+    await settle();
+    time.advance(950);
+    await closed;
+    expect(sent).toHaveLength(1);
+  });
+
+  it('onError hears, with each failure, whether its calls will be retried, how many, and their messageIds', async () => {
+    const heard: unknown[] = [];
+    const { analytics, sent, time } = setup({ flushAt: 2, onError: (_err, context) => heard.push(context) });
+    const ids = [0, 1, 2, 3].map((i) => analytics.track({ userId: 'u', event: `e${i}` }));
+    sent[0]!.fail(new KafkaUnavailableError('leader election'));
+    await settle();
+    time.advance(5_000); // sent again by the timer, and refused for good this time
+    sent[1]!.fail(new UnencodableRecordError('bad record'));
+    await settle();
+    expect(heard).toEqual([
+      { willRetry: true, count: 2, messageIds: ids.slice(0, 2) },
+      { willRetry: false, count: 2, messageIds: ids.slice(0, 2) },
+    ]);
+  });
+
+  it('close() sends the healthy batches behind one that failed for good, and counts only the dropped calls', async () => {
+    const { analytics, sent, ackAll } = setup({ flushAt: 2 });
+    for (let i = 0; i < 8; i++) analytics.track({ userId: 'u', event: `e${i}` }); // 4 batches of 2
+    const closed = expect(analytics.close()).rejects.toMatchObject({
+      count: 2,
+      cause: expect.any(UnencodableRecordError),
+    });
+    sent[0]!.fail(new UnencodableRecordError('bad record'));
+    Object.assign(sent[0]!, { done: true });
+    await ackAll();
+    await closed;
+    expect(sent.map((s) => s.events.map((e) => (e.type === 'track' ? e.event : '')))).toEqual([
+      ['e0', 'e1'],
+      ['e2', 'e3'],
+      ['e4', 'e5'],
+      ['e6', 'e7'],
+    ]);
+    expect(analytics.queued).toBe(0);
   });
 });
 

@@ -1,7 +1,7 @@
 import { KafkaUnavailableError, UnencodableRecordError } from '../../../src/core/errors';
 import { silentLogger } from '../../../src/observability/logger';
 import { Batcher, type BatcherOptions } from '../../../src/producer/batcher';
-import { QueueFullError } from '../../../src/producer/errors';
+import { ClientClosedError, MessagesNotDeliveredError, QueueFullError } from '../../../src/producer/errors';
 import { ManualTime, settle } from './manual-time';
 
 interface Sent {
@@ -14,7 +14,7 @@ interface Sent {
 function setup(overrides: Partial<BatcherOptions<string>> = {}) {
   const time = new ManualTime();
   const sent: Sent[] = [];
-  const errors: { err: Error; messages: number; willRetry: boolean }[] = [];
+  const errors: { err: Error; messages: number; willRetry: boolean; messageIds: string[] }[] = [];
   const batcher = new Batcher<string>({
     send: (batch) => new Promise<void>((resolve, reject) => sent.push({ batch, ack: resolve, fail: reject })),
     flushAt: 20,
@@ -28,7 +28,7 @@ function setup(overrides: Partial<BatcherOptions<string>> = {}) {
     ...overrides,
   });
   const add = (n: number, bytes = 10, prefix = 'm') => {
-    for (let i = 0; i < n; i++) batcher.enqueue(`${prefix}${i}`, bytes);
+    for (let i = 0; i < n; i++) batcher.enqueue(`${prefix}${i}`, bytes, `id-${prefix}${i}`);
   };
   /** Acknowledges the next unacknowledged send and lets the batcher react. */
   const ackNext = async () => {
@@ -163,7 +163,14 @@ describe('Batcher', () => {
     const flushed = batcher.flush();
     sent[0]!.fail(new KafkaUnavailableError('broker down'));
     await expect(flushed).rejects.toBeInstanceOf(KafkaUnavailableError);
-    expect(errors).toEqual([{ err: expect.any(KafkaUnavailableError), messages: 2, willRetry: true }]);
+    expect(errors).toEqual([
+      {
+        err: expect.any(KafkaUnavailableError),
+        messages: 2,
+        willRetry: true,
+        messageIds: ['id-m0', 'id-m1'],
+      },
+    ]);
     expect(sent).toHaveLength(1); // nothing after the failed batch was sent
     expect(batcher.size).toBe(4);
     time.advance(5_000); // the timer retries
@@ -184,7 +191,7 @@ describe('Batcher', () => {
     Object.assign(sent[0]!, { done: true });
     await expect(flushed).rejects.toBeInstanceOf(UnencodableRecordError);
     await settle();
-    expect(errors[0]).toMatchObject({ messages: 2, willRetry: false });
+    expect(errors[0]).toMatchObject({ messages: 2, willRetry: false, messageIds: ['id-m0', 'id-m1'] });
     expect(batcher.dropped).toBe(2);
     expect(sent[1]!.batch).toEqual(['m2', 'm3']);
     await ackNext();
@@ -213,6 +220,89 @@ describe('Batcher', () => {
     expect(idle).toBe(false);
     await ackNext();
     await waiting;
+  });
+
+  describe('a batch not answered within ackTimeout', () => {
+    const ackTimeout = { afterMs: 10_000, error: () => new KafkaUnavailableError('no ack within 10000 ms') };
+
+    it('is reported to flush() and onError, but never sent again while its first send may still land', async () => {
+      const { time, sent, errors, add, batcher, ackNext } = setup({ flushAt: 3, ackTimeout });
+      add(3);
+      const flushed = batcher.flush();
+      time.advance(10_000);
+      await expect(flushed).rejects.toThrow('no ack within 10000 ms');
+      expect(errors).toEqual([
+        {
+          err: expect.any(KafkaUnavailableError),
+          messages: 3,
+          willRetry: true,
+          messageIds: ['id-m0', 'id-m1', 'id-m2'],
+        },
+      ]);
+      expect(batcher.unansweredCount).toBe(3);
+      await expect(batcher.flush()).rejects.toBeInstanceOf(KafkaUnavailableError); // at once
+      add(1, 10, 'later');
+      time.advance(60_000); // flush timers fall due: still one send
+      expect(sent).toHaveLength(1);
+      await ackNext(); // the first send lands after all: delivered once, counted delivered
+      expect(batcher.dropped).toBe(0);
+      expect(batcher.unansweredCount).toBe(0);
+      expect(sent.map((s) => s.batch)).toEqual([['m0', 'm1', 'm2'], ['later0']]);
+      await ackNext();
+      expect(batcher.size).toBe(0);
+    });
+
+    it('is put back only once its send has failed', async () => {
+      const { time, sent, add, batcher, errors } = setup({ flushAt: 3, ackTimeout });
+      add(3);
+      time.advance(10_000);
+      sent[0]!.fail(new KafkaUnavailableError('broker away'));
+      Object.assign(sent[0]!, { done: true });
+      await settle();
+      expect(errors.map((e) => e.willRetry)).toEqual([true, true]);
+      expect(batcher.size).toBe(3);
+      time.advance(5_000);
+      expect(sent.map((s) => s.batch)).toEqual([
+        ['m0', 'm1', 'm2'],
+        ['m0', 'm1', 'm2'],
+      ]);
+    });
+
+    it('arms no ack timer without the option', async () => {
+      const { time, add } = setup({ flushAt: 3 });
+      add(3);
+      expect(time.pendingTimers).toBe(0);
+    });
+  });
+
+  describe('flush() once stopped', () => {
+    it('resolves when nothing is held', async () => {
+      const { batcher } = setup();
+      batcher.stop();
+      await expect(batcher.flush()).resolves.toBeUndefined();
+    });
+
+    it('rejects at once with MessagesNotDeliveredError when calls are still held', async () => {
+      const { add, batcher, sent } = setup();
+      add(3);
+      batcher.stop();
+      await expect(batcher.flush()).rejects.toMatchObject({
+        name: 'MessagesNotDeliveredError',
+        count: 3,
+        cause: expect.any(ClientClosedError),
+      });
+      expect(sent).toHaveLength(0);
+    });
+
+    it('rejects a flush() that was still waiting when the batcher stopped', async () => {
+      const { add, batcher, sent } = setup({ flushAt: 2 });
+      add(3); // a batch of 2 in flight, 1 queued
+      const flushed = batcher.flush();
+      batcher.stop();
+      await expect(flushed).rejects.toBeInstanceOf(MessagesNotDeliveredError);
+      sent[0]!.ack(); // a late answer changes nothing
+      await settle();
+    });
   });
 
   describe('waitForRoom()', () => {

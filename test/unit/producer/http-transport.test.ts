@@ -7,6 +7,7 @@ import {
   MAX_BATCH_BYTES,
   SourceDisabledError,
   TrackingApiError,
+  type ErrorContext,
 } from '../../../src/producer';
 import { connectHttpTransport } from '../../../src/producer/http-transport';
 import { resolveCommon } from '../../../src/producer/options';
@@ -36,13 +37,21 @@ function fakeApi(
   return { requests, fetchImpl };
 }
 
-async function connect(api: ReturnType<typeof fakeApi>, errors: Error[] = [], flushAt = 2) {
+async function connect(
+  api: ReturnType<typeof fakeApi>,
+  errors: Error[] = [],
+  flushAt = 2,
+  contexts: ErrorContext[] = [],
+) {
   const time = new ManualTime();
   const common = resolveCommon({
     clock: time,
     scheduler: time,
     logger: silentLogger(),
-    onError: (e) => errors.push(e),
+    onError: (e, context) => {
+      errors.push(e);
+      contexts.push(context);
+    },
     flushAt,
   });
   const transport = await connectHttpTransport(
@@ -125,13 +134,55 @@ describe('HTTP transport', () => {
           },
     );
     const errors: Error[] = [];
-    const { analytics } = await connect(api, errors);
+    const contexts: ErrorContext[] = [];
+    const { analytics } = await connect(api, errors, 2, contexts);
     analytics.track({ userId: 'u1', event: 'e', messageId: 'm1' });
     await analytics.flush();
     expect(errors).toEqual([expect.any(EventsRejectedError)]);
+    expect(contexts).toEqual([{ willRetry: false, count: 1, messageIds: ['m1'] }]);
     expect((errors[0] as EventsRejectedError).rejected).toEqual([
       { messageId: 'm1', code: 'invalid_field', reason: 'r' },
     ]);
+  });
+
+  it('an onError that throws on refused events does not make the accepted batch count as failed', async () => {
+    let calls = 0;
+    const api = fakeApi(() =>
+      calls++ === 0
+        ? { status: 200, body: { success: true } }
+        : { status: 200, body: { rejected: [{ messageId: 'm1', code: 'missing_event', reason: 'r' }] } },
+    );
+    const time = new ManualTime();
+    const common = resolveCommon({
+      clock: time,
+      scheduler: time,
+      logger: silentLogger(),
+      onError: () => {
+        throw new Error('metrics client down');
+      },
+    });
+    const transport = await connectHttpTransport(
+      'wk_secret',
+      { batchUrl: 'http://api.test/v1/batch', requestTimeoutMs: 1_000, fetch: api.fetchImpl },
+      common,
+    );
+    const analytics = Analytics.over(transport, {}, common);
+    for (let i = 0; i < 3; i++) analytics.track({ userId: 'u1', event: 'e' });
+    await expect(analytics.close()).resolves.toBeUndefined();
+    expect(api.requests).toHaveLength(2); // the key check, then one batch, never sent again
+  });
+
+  it('keeps the query out of error messages (it may carry a token)', async () => {
+    const api = fakeApi(() => new Error('connect ECONNREFUSED'));
+    const common = resolveCommon({ logger: silentLogger(), env: {} });
+    const connecting = connectHttpTransport(
+      'wk_secret',
+      { batchUrl: 'http://api.test/v1/batch?token=t0ps3cret', requestTimeoutMs: 1_000, fetch: api.fetchImpl },
+      common,
+    );
+    await expect(connecting).rejects.toThrow('http://api.test/v1/batch: connect ECONNREFUSED');
+    await expect(connecting).rejects.not.toThrow('t0ps3cret');
+    expect(api.requests[0]!.url).toBe('http://api.test/v1/batch?token=t0ps3cret'); // still sent
   });
 
   it('never sends a body over 500 KB: 17 calls of ~30 KB go in two requests', async () => {

@@ -93,16 +93,62 @@ describe('resolveCommon', () => {
   );
 });
 
+describe('timer values', () => {
+  const kafka = { brokers: ['b:9092'], registry: 'http://r', env: {} };
+
+  it.each([
+    ['flushAfterMs', () => resolveCommon({ env: {}, flushAfterMs: 2_147_483_648 })],
+    ['closeTimeoutMs', () => resolveCommon({ env: {}, closeTimeoutMs: 3_000_000_000 })],
+    ['ackTimeoutMs', () => resolveKafkaConnection({ ...kafka, ackTimeoutMs: 3_000_000_000 })],
+    ['connectTimeoutMs', () => resolveKafkaConnection({ ...kafka, connectTimeoutMs: 3_000_000_000 })],
+    [
+      'requestTimeoutMs',
+      () => resolveHttpEndpoint({ transport: 'http', endpoint: 'http://a', requestTimeoutMs: 3_000_000_000 }),
+    ],
+  ])('refuses %s above 2^31 - 1 ms, which Node would fire after 1 ms', (key, resolve) => {
+    expect(resolve).toThrow(ConfigError);
+    expect(resolve).toThrow(expect.objectContaining({ key, message: expect.stringContaining('2147483647') }));
+  });
+
+  it('takes 2^31 - 1 ms itself', () => {
+    expect(resolveCommon({ env: {}, flushAfterMs: 2_147_483_647 }).flushAfterMs).toBe(2_147_483_647);
+    expect(resolveKafkaConnection({ ...kafka, ackTimeoutMs: 2_147_483_647 }).ackTimeoutMs).toBe(
+      2_147_483_647,
+    );
+  });
+});
+
 describe('resolveHttpEndpoint', () => {
   it.each([
     ['http://api.example:8080', 'http://api.example:8080/v1/batch'],
     ['https://api.example/hookline/', 'https://api.example/hookline/v1/batch'],
+    ['https://api.example.com/?tenant=t1', 'https://api.example.com/v1/batch?tenant=t1'],
+    ['https://api.example.com/in//?a=1&b=2', 'https://api.example.com/in/v1/batch?a=1&b=2'],
   ])('%s → %s', (endpoint, batchUrl) => {
     expect(resolveHttpEndpoint({ transport: 'http', endpoint }).batchUrl).toBe(batchUrl);
   });
 
-  it.each(['not a url', 'ftp://api.example'])('rejects %s', (endpoint) => {
-    expect(() => resolveHttpEndpoint({ transport: 'http', endpoint })).toThrow(ConfigError);
+  it.each(['not a url', 'ftp://api.example', 'https://api.example/#x', 'https://user:s3cret@api.example/'])(
+    'rejects %s with a non-retriable ConfigError',
+    (endpoint) => {
+      expect(() => resolveHttpEndpoint({ transport: 'http', endpoint })).toThrow(ConfigError);
+      expect(() => resolveHttpEndpoint({ transport: 'http', endpoint })).toThrow(
+        expect.objectContaining({ retriable: false, key: 'endpoint' }),
+      );
+    },
+  );
+
+  it('never echoes credentials given in the URL', () => {
+    for (const endpoint of ['https://user:s3cret@api.example/', 'https://s3cret@api.example/']) {
+      let message = '';
+      try {
+        resolveHttpEndpoint({ transport: 'http', endpoint });
+      } catch (err) {
+        message = (err as Error).message;
+      }
+      expect(message).toMatch(/credentials/);
+      expect(message).not.toContain('s3cret');
+    }
   });
 });
 
