@@ -15,7 +15,10 @@ export interface JsonScan {
   exact: boolean;
   /** The root object's object and array values' texts, by key (undefined: the root is not an object). */
   root: ReadonlyMap<string, string> | undefined;
-  /** The same for each element of the root's `batch` array; undefined where it is not an object. */
+  /**
+   * The same for each element of the root's `batch` array; undefined where it is not an object.
+   * Undefined as a whole when `root` is: a root key with an escape may be another "batch".
+   */
   batch: (ReadonlyMap<string, string> | undefined)[] | undefined;
 }
 
@@ -145,7 +148,10 @@ export function scanJson(text: string): JsonScan {
       i = end - 1;
     }
   }
-  return { exact: true, root: rootPoisoned ? undefined : root, batch };
+  // A root key with an escape may be "batch" itself (`"b\u0061tch"`): JSON.parse then keeps that
+  // key's array, not the one followed here, so neither the root's texts nor its elements' hold.
+  if (rootPoisoned) return { exact: true, root: undefined, batch: undefined };
+  return { exact: true, root, batch };
 }
 
 /**
