@@ -1,3 +1,4 @@
+import { MAX_EVENT_DEPTH, jsonDepth } from './depth';
 import { isJsonObject, isLosslessNumber, objectByteLength, type JsonObject, type JsonValue } from './json';
 import { TRACKING_TYPES, type TrackingEvent, type TrackingType } from './types';
 import type { Rejection, RejectionCode } from './rejection';
@@ -33,6 +34,11 @@ export interface NormalizeOptions {
    * (`scanJson`), kept instead of serialising them again.
    */
   sourceTexts?: ReadonlyMap<string, string>;
+  /**
+   * How deep the event nests objects and arrays, when already known (`scanJson`); otherwise it is
+   * measured. Over MAX_EVENT_DEPTH the event is refused before anything else reads it.
+   */
+  depth?: number;
 }
 
 /**
@@ -73,6 +79,10 @@ function normalizeOrThrow(
   options: NormalizeOptions,
   precomputed: PrecomputedFields,
 ): TrackingEvent {
+  // First: every other step (serialising, measuring) recurses into the value.
+  if ((options.depth ?? jsonDepth(raw, MAX_EVENT_DEPTH)) > MAX_EVENT_DEPTH) {
+    throw new Reject('too_deep', `event nests objects and arrays more than ${MAX_EVENT_DEPTH} levels deep`);
+  }
   if (!isJsonObject(raw)) throw new Reject('not_an_object', 'event must be a JSON object');
   const type = options.pathType ?? readType(raw.type);
 

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { CatalogView } from '../records/catalog-model';
 import type { Clock } from '../core/clock';
 import { KafkaUnavailableError } from '../core/errors';
+import { MAX_EVENT_DEPTH, cutBelowDepth } from '../events/depth';
 import { isJsonObject, type JsonObject, type JsonValue } from '../events/json';
 import type { TrackingEvent, TrackingType } from '../events/types';
 import { secondsSinceArrival } from '../http/arrival';
@@ -19,6 +20,7 @@ import {
 } from '../events/normalize';
 import type { RejectedEvent } from '../records/rejected-event';
 import type { EventPublisher } from './publisher';
+import { batchNesting } from './nesting';
 import { readTrackingBody } from './request';
 
 /** Segment's batch limit. */
@@ -107,6 +109,7 @@ async function accept(
 
   let items: JsonValue[];
   let defaults: BatchDefaults = {};
+  let eventDepth: (index: number) => number | undefined = () => scan?.depth;
   if (pathType) {
     items = [body];
   } else {
@@ -120,6 +123,15 @@ async function accept(
       );
     }
     items = body.batch;
+    const nesting = batchNesting(body, items, scan);
+    if (nesting.outside > MAX_EVENT_DEPTH) {
+      throw new HttpError(
+        400,
+        'too_deep',
+        `the request nests objects and arrays more than ${MAX_EVENT_DEPTH} levels deep outside its events`,
+      );
+    }
+    eventDepth = nesting.eventDepth;
     defaults = {
       context: objectOrUndefined(body.context, 'context'),
       integrations: objectOrUndefined(body.integrations, 'integrations'),
@@ -142,6 +154,7 @@ async function accept(
   for (let index = 0; index < items.length; index++) {
     const raw = items[index]!;
     normalizeOptions.sourceTexts = pathType ? scan?.root : scan?.batch?.[index];
+    normalizeOptions.depth = eventDepth(index);
     const result = normalizeEvent(raw, normalizeOptions);
     if (result.ok) {
       accepted.push(result.event);
@@ -149,6 +162,7 @@ async function accept(
       continue;
     }
     const messageId = isJsonObject(raw) && typeof raw.messageId === 'string' ? raw.messageId : undefined;
+    const payload = withoutWriteKey(raw);
     rejected.push({
       sourceId: source.id,
       receivedAtMs,
@@ -156,7 +170,11 @@ async function accept(
       index,
       messageId,
       rejection: result.rejection,
-      payload: withoutWriteKey(raw),
+      // Cut where it nests too deep, for the record's serialiser (and its readers) to read it.
+      payload:
+        result.rejection.code === 'too_deep'
+          ? (cutBelowDepth(payload, MAX_EVENT_DEPTH) as JsonValue)
+          : payload,
     });
   }
 

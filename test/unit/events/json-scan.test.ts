@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { numbersAreExact, scanJson } from '../../../src/events/json-scan';
+import { jsonDepth } from '../../../src/events/depth';
 import { objectByteLength } from '../../../src/events/json';
 
 const asObject = (m: ReadonlyMap<string, string> | undefined) => (m ? Object.fromEntries(m) : m);
@@ -83,11 +84,35 @@ describe('scanJson', () => {
     expect(scan.batch).toBeUndefined();
   });
 
-  it('says when a number would not survive JSON.parse, and then finds nothing', () => {
-    expect(scanJson('{"properties":{"n":12345678901234567890}}')).toEqual({
+  it('says when a number would not survive JSON.parse, and then finds no texts', () => {
+    expect(scanJson('{"properties":{"n":12345678901234567890}}')).toMatchObject({
       exact: false,
       root: undefined,
       batch: undefined,
+    });
+  });
+
+  it.each([
+    ['an event', '{"userId":"u","properties":{"a":[1,{"b":null}]}}', 4, 4, undefined],
+    ['an empty object', '{}', 1, 1, undefined],
+    [
+      'a batch: outside and each element apart',
+      '{"context":{"a":{}},"batch":[{"p":[[[]]]},5,[],{}]}',
+      6,
+      3,
+      [4, 0, 1, 1],
+    ],
+    ['brackets in strings do not count', '{"batch":[{"p":"[[[{{{"}]}', 3, 2, [1]],
+    ['after an inexact number too', '{"n":1.0,"batch":[{"p":[[]]},{"q":[[[[ ]]]]}]}', 7, 2, [3, 5]],
+  ])('measures nesting: %s', (_name, text, depth, outsideDepth, batchDepths) => {
+    const scan = scanJson(text);
+    expect(scan).toMatchObject({ depth, outsideDepth, batchDepths });
+    // Each element's span is its text.
+    const parsed = JSON.parse(text) as { batch?: unknown[] };
+    scan.batchDepths?.forEach((d, i) => {
+      const [start, end] = [scan.batchSpans![2 * i]!, scan.batchSpans![2 * i + 1]!];
+      if (d === 0) expect([start, end]).toEqual([-1, -1]);
+      else expect(JSON.parse(text.slice(start, end))).toEqual(parsed.batch![i]);
     });
   });
 
@@ -217,6 +242,20 @@ describe('scanJson', () => {
         });
       }),
       { numRuns: 2000 },
+    );
+  });
+
+  it('measures the depth jsonDepth measures on the parsed value, whole and per batch element', () => {
+    const value = fc.jsonValue({ maxDepth: 6 });
+    fc.assert(
+      fc.property(fc.array(value, { maxLength: 4 }), value, fc.constantFrom(0, 1), (items, other, indent) => {
+        const text = JSON.stringify({ other, batch: items }, null, indent);
+        const scan = scanJson(text);
+        expect(scan.depth).toBe(jsonDepth(JSON.parse(text), 1_000));
+        expect(scan.outsideDepth).toBe(Math.max(2, 1 + jsonDepth(other, 1_000)));
+        expect(scan.batchDepths).toEqual(items.map((item) => jsonDepth(item, 1_000)));
+      }),
+      { numRuns: 500 },
     );
   });
 

@@ -1,5 +1,6 @@
 import { parseJson, stringifyJson, type JsonValue } from '../../../src/events/json';
 import type { TrackingType } from '../../../src/events/types';
+import { MAX_EVENT_DEPTH } from '../../../src/events/depth';
 import { normalizeEvent, type BatchDefaults } from '../../../src/events/normalize';
 
 const RECEIVED_AT = Date.parse('2024-03-01T10:00:00.000Z');
@@ -15,6 +16,36 @@ function run(raw: string | JsonValue, pathType?: TrackingType, defaults: BatchDe
 }
 
 describe('normalizeEvent', () => {
+  /** A track call `levels` deep: properties hold arrays inside one another. */
+  const trackAtDepth = (levels: number) =>
+    `{"userId":"u1","event":"E","properties":{"x":${'['.repeat(levels - 2)}${']'.repeat(levels - 2)}}}`;
+
+  it('takes an event nested as deep as the limit', () => {
+    expect(run(trackAtDepth(MAX_EVENT_DEPTH), 'track').ok).toBe(true);
+  });
+
+  it.each([
+    ['one level past the limit', trackAtDepth(MAX_EVENT_DEPTH + 1), 'track'],
+    ['thousands of levels (JSON.stringify would overflow)', trackAtDepth(20_000), 'track'],
+    ['not an object either: too deep comes first', '['.repeat(20_000) + ']'.repeat(20_000), undefined],
+  ] as const)('refuses an event nested too deep, %s, with too_deep', (_name, text, pathType) => {
+    expect(run(JSON.parse(text) as JsonValue, pathType)).toEqual({
+      ok: false,
+      rejection: {
+        code: 'too_deep',
+        reason: `event nests objects and arrays more than ${MAX_EVENT_DEPTH} levels deep`,
+      },
+    });
+  });
+
+  it('takes the depth the scan found instead of measuring it', () => {
+    const options = { sourceId: 's', receivedAtMs: RECEIVED_AT, pathType: 'track', defaults: {} } as const;
+    const raw = { userId: 'u1', event: 'E' };
+    const newMessageId = () => 'm';
+    expect(normalizeEvent(raw, { ...options, newMessageId, depth: MAX_EVENT_DEPTH + 1 }).ok).toBe(false);
+    expect(normalizeEvent(raw, { ...options, newMessageId, depth: 1 }).ok).toBe(true);
+  });
+
   it('normalises a track call', () => {
     expect(
       run('{"userId":"u1","event":"Signed Up","properties":{"plan":"pro"},"messageId":"m1"}', 'track'),

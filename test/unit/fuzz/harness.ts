@@ -37,6 +37,8 @@ export async function startFuzzTarget(): Promise<{
   writeKey: string;
   produced: OutgoingMessage[];
   events: EventCodec;
+  /** Decodes the other records produced (the ingest DLQ's). */
+  avro: AvroCodec;
   close(): Promise<void>;
 }> {
   let nextId = 1;
@@ -95,5 +97,5 @@ export async function startFuzzTarget(): Promise<{
     logger,
   });
   const baseUrl = `http://127.0.0.1:${await server.listen()}`;
-  return { baseUrl, writeKey, produced, events, close: () => server.close() };
+  return { baseUrl, writeKey, produced, events, avro, close: () => server.close() };
 }

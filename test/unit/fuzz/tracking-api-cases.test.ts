@@ -1,3 +1,4 @@
+import { CUT_MARKER, MAX_EVENT_DEPTH, jsonDepth } from '../../../src/events/depth';
 import { startFuzzTarget } from './harness';
 
 /**
@@ -18,6 +19,11 @@ describe('tracking API regressions', () => {
     });
     return { status: res.status, json: (await res.json()) as Record<string, unknown> };
   }
+  /** The ingest-DLQ records a request produced, decoded. */
+  async function producedRejections(after: number) {
+    const messages = target.produced.slice(after).filter((m) => m.topic === 'fuzz.ingest-dlq');
+    return Promise.all(messages.map(async (m) => (await target.avro.decode(m.value!)).value));
+  }
   /** The events a request produced to the events topic, decoded. */
   async function producedEvents(after: number) {
     const messages = target.produced.slice(after).filter((m) => m.topic === 'fuzz.events');
@@ -34,5 +40,82 @@ describe('tracking API regressions', () => {
     const [event, ...rest] = await producedEvents(before);
     expect(rest).toEqual([]);
     expect(event).toMatchObject({ userId: 'b', context: { ip: '1.2.3.4' }, properties: { who: 'B' } });
+  });
+
+  describe('an event nested too deep', () => {
+    const deep = (levels: number) => '['.repeat(levels) + ']'.repeat(levels);
+    const good = '{"type":"track","userId":"u1","event":"Good","properties":{"price":10.50}}';
+    const tooDeep = {
+      code: 'too_deep',
+      reason: `event nests objects and arrays more than ${MAX_EVENT_DEPTH} levels deep`,
+    };
+
+    it.each([
+      ['5,000 levels, with whitespace (not the scanned text)', `{"x": ${deep(5_000)}}`],
+      ['5,000 levels, compact', `{"x":${deep(5_000)}}`],
+      ['one level past the limit', `{"x": ${deep(MAX_EVENT_DEPTH - 1)}}`],
+    ])('is refused alone, the others of its batch kept: %s', async (_name, properties) => {
+      for (const number of ['10.50', '10.5']) {
+        // 10.50 takes the lossless parser, 10.5 JSON.parse.
+        const before = target.produced.length;
+        const bad = `{"type":"track","userId":"u2","event":"Bad","messageId":"bad-1","properties":${properties}}`;
+        const res = await post('/v1/batch', `{"batch":[${good.replace('10.50', number)},${bad}]}`);
+        expect(res).toEqual({
+          status: 200,
+          json: { success: true, rejected: [{ index: 1, messageId: 'bad-1', ...tooDeep }] },
+        });
+        const [event, ...others] = await producedEvents(before);
+        expect(others).toEqual([]);
+        expect(event).toMatchObject({ userId: 'u1', event: 'Good' });
+        // The DLQ record keeps the event cut at the limit: readable by any JSON reader.
+        const [record] = await producedRejections(before);
+        expect(record).toMatchObject({ index: 1, messageId: 'bad-1', ...tooDeep });
+        const payload = JSON.parse((record as { payload: string }).payload) as Record<string, unknown>;
+        expect(payload).toMatchObject({ userId: 'u2', event: 'Bad' });
+        expect(jsonDepth(payload, 1_000)).toBe(MAX_EVENT_DEPTH);
+        expect(JSON.stringify(payload)).toContain(JSON.stringify(CUT_MARKER));
+      }
+    });
+
+    it('keeps the good number text of the batch whose other event is too deep', async () => {
+      const before = target.produced.length;
+      await post(
+        '/v1/batch',
+        `{"batch":[${good},{"type":"track","userId":"u2","event":"B","properties":${deep(9_000)}}]}`,
+      );
+      const [event] = await producedEvents(before);
+      expect(String((event as unknown as { properties: { price: unknown } }).properties.price)).toBe('10.50');
+    });
+
+    it('is refused on a single-event route with 200 and the reason', async () => {
+      const res = await post('/v1/track', `{"userId":"u","event":"E","properties":{"x": ${deep(5_000)}}}`);
+      expect(res).toEqual({ status: 200, json: { success: true, rejected: [{ index: 0, ...tooDeep }] } });
+    });
+
+    it('is refused alone when a root key is written with an escape (the scan cannot follow the batch)', async () => {
+      const res = await post(
+        '/v1/batch',
+        `{"b\u0061tch":[${good},{"type":"track","userId":"u","event":"E","properties":${deep(5_000)}}]}`,
+      );
+      expect(res).toEqual({ status: 200, json: { success: true, rejected: [{ index: 1, ...tooDeep }] } });
+    });
+
+    it.each([
+      ['batch-level context', (d: string) => `{"context":{"x":${d}},"batch":[${good}]}`],
+      [
+        'batch-level context, lossless parse',
+        (d: string) => `{"n":1.0,"context":{"x":${d}},"batch":[${good}]}`,
+      ],
+      ['an unknown root key, root key escaped', (d: string) => `{"b\u0061tch":[${good}],"x":${d}}`],
+    ])('refuses a request nested too deep outside its events with 400: %s', async (_name, body) => {
+      const before = target.produced.length;
+      const res = await post('/v1/batch', body(deep(5_000)));
+      expect(res.status).toBe(400);
+      expect(res.json).toMatchObject({
+        error: 'too_deep',
+        message: expect.stringContaining(`${MAX_EVENT_DEPTH} levels`),
+      });
+      expect(target.produced.length).toBe(before);
+    });
   });
 });
