@@ -1,4 +1,4 @@
-import { LosslessNumber, isLosslessNumber, parse, stringify } from 'lossless-json';
+import { LosslessNumber, isLosslessNumber, parse, stringify, type ParseOptions } from 'lossless-json';
 import { JsonTooDeepError, MAX_EVENT_DEPTH } from './depth';
 import { numbersAreExact, scanJson, type JsonScan } from './json-scan';
 
@@ -28,7 +28,7 @@ function parseNumber(text: string): number | LosslessNumber {
  * Parses JSON text; throws SyntaxError on invalid JSON. Text whose every number survives a
  * round trip through a JavaScript number (the common case) takes the native JSON.parse, about
  * four times faster; the rest goes through the lossless parser. Duplicate keys: the last one
- * wins, except that the lossless parser refuses duplicate keys with different values.
+ * wins, on both paths (the lossless parser would refuse one written twice with different values).
  */
 export function parseJson(text: string): JsonValue {
   return parseJsonText(text).value;
@@ -76,9 +76,12 @@ function parseLossless(text: string, scan: JsonScan | undefined): JsonValue {
   return value;
 }
 
+/** As JSON.parse: a key written twice takes its last value. */
+const LOSSLESS_OPTIONS: ParseOptions = { parseNumber, onDuplicateKey: ({ newValue }) => newValue };
+
 function parseLosslessly(text: string): JsonValue {
   try {
-    return parse(text, null, parseNumber) as JsonValue;
+    return parse(text, null, LOSSLESS_OPTIONS) as JsonValue;
   } catch (err) {
     if (err instanceof RangeError) throw new JsonTooDeepError(); // the parser's stack overflowed
     throw err;

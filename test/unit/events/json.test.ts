@@ -151,6 +151,20 @@ describe('parseJsonText', () => {
     expect(stringifyJson(parsed.value)).toBe(text);
   });
 
+  it.each([
+    ['exact numbers (JSON.parse)', '{"n":10.5,"p":{"k":1,"k":2}}', true],
+    ['an inexact number (the lossless parser)', '{"n":10.50,"p":{"k":1,"k":2}}', false],
+    ['a big integer, the key twice at the root', '{"n":12345678901234567890,"k":[1],"k":{"a":1}}', false],
+  ])('takes the last of a key written twice, as JSON.parse does: %s', (_name, text, plain) => {
+    const parsed = parseJsonText(text, { events: true });
+    expect(parsed.plain).toBe(plain);
+    const value = parsed.value as Record<string, JsonValue>;
+    const expected = JSON.parse(text) as Record<string, unknown>;
+    if ('p' in expected) expect(value.p).toEqual(expected.p);
+    else expect(value.k).toEqual(expected.k);
+    expect(parseJson(text)).toEqual(parsed.value);
+  });
+
   const deep = (levels: number) => '['.repeat(levels) + ']'.repeat(levels);
 
   it('reads a batch element nested too deep for the lossless parser apart, the rest losslessly', () => {

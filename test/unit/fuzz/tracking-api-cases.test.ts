@@ -42,6 +42,22 @@ describe('tracking API regressions', () => {
     expect(event).toMatchObject({ userId: 'b', context: { ip: '1.2.3.4' }, properties: { who: 'B' } });
   });
 
+  it.each(['10.5', '10.50'])(
+    'takes the last of a key written twice, whether the body is parsed natively or losslessly (price %s)',
+    async (price) => {
+      const before = target.produced.length;
+      const other = `{"type":"track","userId":"a","event":"A","properties":{"price":${price}}}`;
+      const twice = '{"type":"track","userId":"b","event":"B","properties":{"k":1,"k":2}}';
+      const res = await post('/v1/batch', `{"batch":[${other},${twice}]}`);
+      expect(res).toEqual({ status: 200, json: { success: true } });
+      const events = await producedEvents(before);
+      expect(events.map((e) => (e as { properties?: unknown }).properties)).toEqual([
+        { price: expect.anything() },
+        { k: 2 },
+      ]);
+    },
+  );
+
   describe('an event nested too deep', () => {
     const deep = (levels: number) => '['.repeat(levels) + ']'.repeat(levels);
     const good = '{"type":"track","userId":"u1","event":"Good","properties":{"price":10.50}}';
