@@ -13,7 +13,7 @@ export const MAX_REQUEST_BYTES = 500 * 1024;
 export interface BatchDefaults {
   context?: JsonObject;
   integrations?: JsonObject;
-  /** The batch's sentAt, raw. */
+  /** The batch's sentAt, raw; ignored when it is not a timestamp. */
   sentAt?: JsonValue;
 }
 
@@ -101,7 +101,9 @@ function normalizeOrThrow(
   }
 
   const original = optionalTimestamp(raw, 'timestamp') ?? optionalTimestamp(raw, 'originalTimestamp');
-  const sentAt = optionalTimestamp(raw, 'sentAt') ?? timestampValue('sentAt', options.defaults.sentAt);
+  // sentAt serves clock-skew correction only: one that is not a timestamp (the event's or the
+  // batch's) is left out, and the event kept, rather than every event of the batch refused.
+  const sentAt = skewTimestamp(raw.sentAt) ?? skewTimestamp(options.defaults.sentAt);
   const timestampMs = correctedTimestampMs({
     receivedAtMs: options.receivedAtMs,
     sentAtMs: sentAt?.ms,
@@ -228,6 +230,12 @@ function timestampValue(key: string, value: JsonValue | undefined): ClientTime |
     );
   }
   return { ms, iso: isoTimestamp(ms, value as string) };
+}
+
+/** `timestampValue` for sentAt: undefined when it is absent or not a timestamp. */
+function skewTimestamp(value: JsonValue | undefined): ClientTime | undefined {
+  const ms = typeof value === 'string' ? parseClientTimestamp(value) : undefined;
+  return ms === undefined ? undefined : { ms, iso: isoTimestamp(ms, value as string) };
 }
 
 function setIfDefined(event: Record<string, unknown>, key: string, value: unknown): void {

@@ -112,7 +112,6 @@ describe('normalizeEvent', () => {
     ['{"type":"alias","userId":"u"}', 'missing_previous_id'],
     ['{"type":"alias","anonymousId":"a","previousId":"p"}', 'missing_user_id'],
     ['{"type":"track","userId":"u","event":"E","timestamp":"yesterday"}', 'invalid_timestamp'],
-    ['{"type":"track","userId":"u","event":"E","sentAt":12345}', 'invalid_timestamp'],
     ['{"type":"track","userId":"u","event":"E","properties":"nope"}', 'invalid_field'],
     ['{"type":"track","userId":{"id":1},"event":"E"}', 'invalid_field'],
     ['{"type":"track","userId":"u","event":42}', 'invalid_field'],
@@ -172,6 +171,37 @@ describe('normalizeEvent', () => {
       },
     });
   });
+
+  const sentAtCases: [string, string, JsonValue | undefined, string | undefined][] = [
+    // name, the event's own sentAt (JSON), the batch's, the sentAt that corrects the skew
+    ['a batch sentAt that is a number (epoch ms)', '', 1700000000000, undefined],
+    ['a batch sentAt that is not a timestamp', '', 'yesterday', undefined],
+    ['an event sentAt that is a number', ',"sentAt":12345', undefined, undefined],
+    [
+      'an event sentAt that is not a timestamp, the batch one is',
+      ',"sentAt":"soon"',
+      '2024-03-01T09:50:00Z',
+      '2024-03-01T09:50:00.000Z',
+    ],
+    [
+      'a valid event sentAt, the batch one is not',
+      ',"sentAt":"2024-03-01T09:50:00Z"',
+      17e11,
+      '2024-03-01T09:50:00.000Z',
+    ],
+  ];
+  it.each(sentAtCases)(
+    'ignores a sentAt that is not a timestamp, keeping the event: %s',
+    (_name, own, batchSentAt, sentAt) => {
+      const raw = `{"type":"track","userId":"u","event":"E","timestamp":"2024-03-01T09:45:00Z"${own}}`;
+      const result = run(raw, undefined, { sentAt: batchSentAt });
+      expect(result.ok).toBe(true);
+      const event = result.ok ? result.event : undefined;
+      expect(event?.sentAt).toBe(sentAt);
+      // Without a sentAt the client's timestamp stands; with one it is corrected (10 minutes here).
+      expect(event?.timestamp).toBe(sentAt ? '2024-03-01T09:55:00.000Z' : '2024-03-01T09:45:00.000Z');
+    },
+  );
 
   it('keeps free-form numbers exactly as sent', () => {
     const result = run(

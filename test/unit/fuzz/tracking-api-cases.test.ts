@@ -58,6 +58,17 @@ describe('tracking API regressions', () => {
     },
   );
 
+  it('keeps every event of a batch whose sentAt is not a timestamp', async () => {
+    const before = target.produced.length;
+    const batch = [
+      { type: 'track', userId: 'a', event: 'A' },
+      { type: 'identify', userId: 'b' },
+    ];
+    const res = await post('/v1/batch', JSON.stringify({ sentAt: 1700000000000, batch }));
+    expect(res).toEqual({ status: 200, json: { success: true } });
+    expect((await producedEvents(before)).map((e) => e.userId)).toEqual(['a', 'b']);
+  });
+
   describe('an event nested too deep', () => {
     const deep = (levels: number) => '['.repeat(levels) + ']'.repeat(levels);
     const good = '{"type":"track","userId":"u1","event":"Good","properties":{"price":10.50}}';
