@@ -53,17 +53,28 @@ interface RejectedSummary {
 export function registerTrackingRoutes(options: TrackingRoutesOptions): void {
   const single: TrackingType[] = ['identify', 'track', 'page', 'screen', 'group', 'alias'];
   for (const type of single) {
-    options.router.add('POST', `/v1/${type}`, (ctx) => handle(ctx, options, type));
+    const route = `/v1/${type}`;
+    options.router.add('POST', route, (ctx) => handle(ctx, options, route, type));
   }
-  options.router.add('POST', '/v1/batch', (ctx) => handle(ctx, options, undefined));
-  options.router.add('POST', '/v1/import', (ctx) => handle(ctx, options, undefined));
+  for (const route of ['/v1/batch', '/v1/import']) {
+    options.router.add('POST', route, (ctx) => handle(ctx, options, route, undefined));
+  }
 }
 
 /** Seconds a client is asked to wait after a 503 (Segment clients also back off on their own). */
 export const RETRY_AFTER_SECONDS = 1;
 
-async function handle(ctx: RouteContext, options: TrackingRoutesOptions, pathType: TrackingType | undefined) {
-  const route = ctx.url.pathname;
+/**
+ * `route` is the path the route was registered with: the `route` label of the metrics, the path
+ * of logs and ingest-DLQ records. Never the request's own path, which the router matches loosely
+ * (`/v1//batch`, `/v1/track/`) and anyone, unauthenticated, could vary without end.
+ */
+async function handle(
+  ctx: RouteContext,
+  options: TrackingRoutesOptions,
+  route: string,
+  pathType: TrackingType | undefined,
+) {
   const { metrics } = options;
   let status = 500;
   try {
@@ -74,7 +85,7 @@ async function handle(ctx: RouteContext, options: TrackingRoutesOptions, pathTyp
       throw unavailable('the tracking API is at capacity; retry later');
     }
     try {
-      status = await accept(ctx, options, pathType);
+      status = await accept(ctx, options, route, pathType);
     } finally {
       admission.release();
     }
@@ -100,6 +111,7 @@ function unavailable(message: string): HttpError {
 async function accept(
   ctx: RouteContext,
   options: TrackingRoutesOptions,
+  route: string,
   pathType: TrackingType | undefined,
 ): Promise<number> {
   const { catalog, publisher, metrics, clock } = options;
@@ -166,7 +178,7 @@ async function accept(
     rejected.push({
       sourceId: source.id,
       receivedAtMs,
-      path: ctx.url.pathname,
+      path: route,
       index,
       messageId,
       rejection: result.rejection,
@@ -185,7 +197,7 @@ async function accept(
     options.logger.info(
       {
         sourceId: source.id,
-        route: ctx.url.pathname,
+        route,
         accepted: accepted.length,
         rejected: rejected.length,
         codes: [...new Set(rejected.map((r) => r.rejection.code))],

@@ -69,6 +69,22 @@ describe('tracking API regressions', () => {
     expect((await producedEvents(before)).map((e) => e.userId)).toEqual(['a', 'b']);
   });
 
+  it('labels request metrics with the registered route, whatever path matched it', async () => {
+    const paths = ['/v1//batch', '/v1/batch/', '/v1/track//', '/v1///import?x=1'];
+    for (const path of paths) {
+      const res = await fetch(`${target.baseUrl}${path}`, { method: 'POST', body: '{}' });
+      expect(res.status).toBe(401); // matched, then refused: no write key
+    }
+    const metrics = await target.ingestMetrics.getMetricsAsJSON();
+    const routes = new Set(
+      metrics
+        .filter((m) => m.name.startsWith('hookline_ingest_request'))
+        .flatMap((m) => m.values.map((v) => v.labels.route))
+        .filter((route) => route !== undefined),
+    );
+    expect([...routes].sort()).toEqual(['/v1/batch', '/v1/import', '/v1/track']);
+  });
+
   describe('an event nested too deep', () => {
     const deep = (levels: number) => '['.repeat(levels) + ']'.repeat(levels);
     const good = '{"type":"track","userId":"u1","event":"Good","properties":{"price":10.50}}';
