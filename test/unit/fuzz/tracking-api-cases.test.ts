@@ -1,4 +1,5 @@
 import { CUT_MARKER, MAX_EVENT_DEPTH, jsonDepth } from '../../../src/events/depth';
+import { connect } from 'node:net';
 import { startFuzzTarget } from './harness';
 
 /**
@@ -83,6 +84,26 @@ describe('tracking API regressions', () => {
         .filter((route) => route !== undefined),
     );
     expect([...routes].sort()).toEqual(['/v1/batch', '/v1/import', '/v1/track']);
+  });
+
+  it('counts a request whose client closed the connection mid-body as 499, not 500', async () => {
+    const requests = async () =>
+      (await target.ingestMetrics.getSingleMetric('hookline_ingest_requests_total')!.get()).values;
+    const socket = connect(Number(new URL(target.baseUrl).port), '127.0.0.1');
+    await new Promise((resolve) => socket.once('connect', resolve));
+    const auth = Buffer.from(`${target.writeKey}:`).toString('base64');
+    socket.write(
+      `POST /v1/batch HTTP/1.1\r\nHost: x\r\nAuthorization: Basic ${auth}\r\nContent-Length: 1000\r\n\r\n{"batch":[`,
+    );
+    const deadline = Date.now() + 5_000;
+    const countOf = async (status: string) =>
+      (await requests()).find((v) => v.labels.status === status && v.labels.route === '/v1/batch')?.value ??
+      0;
+    await new Promise((resolve) => setTimeout(resolve, 50)); // the headers reach the handler
+    socket.destroy();
+    while ((await countOf('499')) === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    expect(await countOf('499')).toBe(1);
+    expect(await countOf('500')).toBe(0);
   });
 
   describe('an event nested too deep', () => {
