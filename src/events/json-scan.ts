@@ -9,14 +9,32 @@
  *    differs from JSON.stringify's in two ways JSON does not tell apart: keys stay in the client's
  *    order (V8 lists integer-like keys first), and a key written twice inside the value stays twice
  *    (JSON.parse keeps the last one; so do receivers' parsers).
+ * and, whether the numbers are exact or not:
+ *  - how deep the text nests objects and arrays, as a whole, outside the `batch` elements, and in
+ *    each of them (see MAX_EVENT_DEPTH), with where each element starts and ends.
  * Invalid JSON is left to the parser: the scan neither throws nor reads past the text.
  */
 export interface JsonScan {
   exact: boolean;
   /** The root object's object and array values' texts, by key (undefined: the root is not an object). */
   root: ReadonlyMap<string, string> | undefined;
-  /** The same for each element of the root's `batch` array; undefined where it is not an object. */
+  /**
+   * The same for each element of the root's `batch` array; undefined where it is not an object.
+   * Undefined as a whole when `root` is: a root key with an escape may be another "batch".
+   */
   batch: (ReadonlyMap<string, string> | undefined)[] | undefined;
+  /** Deepest nesting of objects and arrays in the text: the root object is 1. */
+  depth: number;
+  /**
+   * Deepest nesting outside the elements of the root's `batch` array (the array itself is 2), and
+   * in each element (the element itself is 1; 0 for a scalar), with the element's text as
+   * `text.slice(batchSpans[2 * i], batchSpans[2 * i + 1])` (-1, -1 for a scalar). Undefined, like
+   * `batch`, when a root key has an escape, or when there is no `batch` array; `outsideDepth` is
+   * then `depth`.
+   */
+  outsideDepth: number;
+  batchDepths: number[] | undefined;
+  batchSpans: number[] | undefined;
 }
 
 const QUOTE = 0x22;
@@ -39,9 +57,16 @@ const NOT_FOLLOWING = Number.NEGATIVE_INFINITY;
 
 export function scanJson(text: string): JsonScan {
   const length = text.length;
+  let exact = true;
   let root: Map<string, string> | undefined;
   let batch: (Map<string, string> | undefined)[] | undefined;
   let depth = 0;
+  // The deepest nesting so far in the current region: outside the batch's elements, or in one.
+  let deepest = 0;
+  let outsideDeepest = 0;
+  let inElement = false;
+  let batchDepths: number[] | undefined;
+  let batchSpans: number[] | undefined;
   // The object whose keys are followed (the root, or the current batch element) and where in it.
   let tracked: Map<string, string> | undefined;
   let trackedDepth = NOT_FOLLOWING;
@@ -65,6 +90,8 @@ export function scanJson(text: string): JsonScan {
     if (depth === trackedDepth && key !== undefined) tracked!.delete(key);
     if (depth === BATCH_DEPTH && inBatch && expectElement) {
       batch!.push(undefined);
+      batchDepths!.push(0);
+      batchSpans!.push(-1, -1);
       expectElement = false;
     }
   };
@@ -95,10 +122,16 @@ export function scanJson(text: string): JsonScan {
         expectKey = true;
       } else if (depth === ROOT_DEPTH && tracked === root && key === 'batch' && c === OPEN_ARRAY) {
         batch = []; // a second "batch" key replaces the first, as in JSON.parse
+        batchDepths = [];
+        batchSpans = [];
         inBatch = true;
         expectElement = true;
       } else if (depth === BATCH_DEPTH && inBatch && expectElement) {
         expectElement = false;
+        outsideDeepest = deepest;
+        deepest = 0;
+        inElement = true;
+        batchSpans!.push(i);
         if (c === OPEN_OBJECT) {
           tracked = new Map();
           batch!.push(tracked);
@@ -109,8 +142,15 @@ export function scanJson(text: string): JsonScan {
         } else batch!.push(undefined);
       }
       depth++;
+      if (depth > deepest) deepest = depth;
     } else if (c === CLOSE_OBJECT || c === CLOSE_ARRAY) {
       depth--;
+      if (inElement && depth === BATCH_DEPTH) {
+        inElement = false;
+        batchDepths!.push(deepest - BATCH_DEPTH);
+        batchSpans!.push(i + 1);
+        deepest = outsideDeepest;
+      }
       if (spanStart >= 0 && depth === trackedDepth) {
         const end = i + 1;
         if (spanClean && !hasBackslash(spanStart, end)) tracked!.set(spanKey!, text.slice(spanStart, end));
@@ -140,12 +180,31 @@ export function scanJson(text: string): JsonScan {
     } else if (isScalarStart(c)) {
       scalarValue();
       if (c === 0x74 || c === 0x66 || c === 0x6e) continue; // true, false, null
-      const end = exactNumberEnd(text, i);
-      if (end === -1) return { exact: false, root: undefined, batch: undefined };
+      let end = exact ? exactNumberEnd(text, i) : -1;
+      if (end === -1) {
+        // Texts are of no use any more (JSON.parse will not read this text), depths still are.
+        exact = false;
+        end = numberEnd(text, i);
+      }
       i = end - 1;
     }
   }
-  return { exact: true, root: rootPoisoned ? undefined : root, batch };
+  if (inElement) {
+    // Unterminated (invalid JSON, left to the parser): what the element reached counts as outside.
+    inElement = false;
+    if (deepest < outsideDeepest) deepest = outsideDeepest;
+  }
+  let whole = deepest;
+  for (const d of batchDepths ?? []) if (d + BATCH_DEPTH > whole) whole = d + BATCH_DEPTH;
+  const depths = { depth: whole, outsideDepth: deepest, batchDepths, batchSpans };
+  // A root key with an escape may be "batch" itself (`"b\u0061tch"`): JSON.parse then keeps that
+  // key's array, not the one followed here, so neither the root's texts nor its elements' hold.
+  if (rootPoisoned) {
+    const unknown = { outsideDepth: whole, batchDepths: undefined, batchSpans: undefined };
+    return { exact, root: undefined, batch: undefined, ...depths, ...unknown };
+  }
+  if (!exact) return { exact, root: undefined, batch: undefined, ...depths };
+  return { exact, root, batch, ...depths };
 }
 
 /**
@@ -199,6 +258,19 @@ function exactNumberEnd(text: string, start: number): number {
   if (digitsOnly && end - start <= 15) return end;
   const token = text.slice(start, end);
   return String(Number(token)) === token ? end : -1;
+}
+
+/** The end of the number token at `start`, whatever it holds. */
+function numberEnd(text: string, start: number): number {
+  const length = text.length;
+  let end = start + 1;
+  while (end < length) {
+    const n = text.charCodeAt(end);
+    // digits, '.', 'e', 'E', '+', '-'
+    if ((n >= 0x30 && n <= 0x39) || n === 0x2e || n === 0x65 || n === 0x45 || n === 0x2b || n === 0x2d) end++;
+    else break;
+  }
+  return end;
 }
 
 /** True when the character at `at` follows an odd number of backslashes. */

@@ -1,4 +1,5 @@
-import { LosslessNumber, isLosslessNumber, parse, stringify } from 'lossless-json';
+import { LosslessNumber, isLosslessNumber, parse, stringify, type ParseOptions } from 'lossless-json';
+import { JsonTooDeepError, MAX_EVENT_DEPTH } from './depth';
 import { numbersAreExact, scanJson, type JsonScan } from './json-scan';
 
 export { numbersAreExact };
@@ -27,7 +28,7 @@ function parseNumber(text: string): number | LosslessNumber {
  * Parses JSON text; throws SyntaxError on invalid JSON. Text whose every number survives a
  * round trip through a JavaScript number (the common case) takes the native JSON.parse, about
  * four times faster; the rest goes through the lossless parser. Duplicate keys: the last one
- * wins, except that the lossless parser refuses duplicate keys with different values.
+ * wins, on both paths (the lossless parser would refuse one written twice with different values).
  */
 export function parseJson(text: string): JsonValue {
   return parseJsonText(text).value;
@@ -37,7 +38,10 @@ export function parseJson(text: string): JsonValue {
  * `parseJson`, also saying whether the native JSON.parse read it (`plain`): then the value holds
  * only plain objects, arrays, strings, finite numbers, booleans and null, which JSON.stringify
  * prints exactly as the lossless serialiser would (see `objectByteLength`). With `events` (a
- * tracking request's body), `scan` has the text of the events' object values (see `scanJson`).
+ * tracking request's body), `scan` has the text of the events' object values and their depths
+ * (see `scanJson`). The lossless parser recurses: for it, a `batch` element deeper than
+ * MAX_EVENT_DEPTH (to be refused) is read by JSON.parse alone, numbers as JavaScript reads them;
+ * text it still cannot read throws JsonTooDeepError.
  */
 export function parseJsonText(
   text: string,
@@ -46,7 +50,42 @@ export function parseJsonText(
   const scan = options.events ? scanJson(text) : undefined;
   if (scan ? scan.exact : numbersAreExact(text))
     return { value: JSON.parse(text) as JsonValue, plain: true, scan };
-  return { value: parse(text, null, parseNumber) as JsonValue, plain: false };
+  return { value: parseLossless(text, scan), plain: false, scan };
+}
+
+function parseLossless(text: string, scan: JsonScan | undefined): JsonValue {
+  const { batchDepths, batchSpans } = scan ?? {};
+  const deep: number[] = [];
+  if (scan && scan.depth > MAX_EVENT_DEPTH && batchDepths && batchSpans) {
+    for (let i = 0; i < batchDepths.length; i++) if (batchDepths[i]! > MAX_EVENT_DEPTH) deep.push(i);
+  }
+  if (deep.length === 0) return parseLosslessly(text);
+  // The deep elements are read apart, by JSON.parse (iterative); `null` holds their place meanwhile.
+  let rest = '';
+  let at = 0;
+  for (const i of deep) {
+    rest += `${text.slice(at, batchSpans![2 * i])}null`;
+    at = batchSpans![2 * i + 1]!;
+  }
+  const value = parseLosslessly(rest + text.slice(at));
+  const batch = isJsonObject(value) ? value.batch : undefined;
+  if (Array.isArray(batch)) {
+    for (const i of deep)
+      batch[i] = JSON.parse(text.slice(batchSpans![2 * i], batchSpans![2 * i + 1])) as JsonValue;
+  }
+  return value;
+}
+
+/** As JSON.parse: a key written twice takes its last value. */
+const LOSSLESS_OPTIONS: ParseOptions = { parseNumber, onDuplicateKey: ({ newValue }) => newValue };
+
+function parseLosslessly(text: string): JsonValue {
+  try {
+    return parse(text, null, LOSSLESS_OPTIONS) as JsonValue;
+  } catch (err) {
+    if (err instanceof RangeError) throw new JsonTooDeepError(); // the parser's stack overflowed
+    throw err;
+  }
 }
 
 /**

@@ -1,3 +1,4 @@
+import { MAX_EVENT_DEPTH, jsonDepth } from './depth';
 import { isJsonObject, isLosslessNumber, objectByteLength, type JsonObject, type JsonValue } from './json';
 import { TRACKING_TYPES, type TrackingEvent, type TrackingType } from './types';
 import type { Rejection, RejectionCode } from './rejection';
@@ -12,7 +13,7 @@ export const MAX_REQUEST_BYTES = 500 * 1024;
 export interface BatchDefaults {
   context?: JsonObject;
   integrations?: JsonObject;
-  /** The batch's sentAt, raw. */
+  /** The batch's sentAt, raw; ignored when it is not a timestamp. */
   sentAt?: JsonValue;
 }
 
@@ -33,6 +34,11 @@ export interface NormalizeOptions {
    * (`scanJson`), kept instead of serialising them again.
    */
   sourceTexts?: ReadonlyMap<string, string>;
+  /**
+   * How deep the event nests objects and arrays, when already known (`scanJson`); otherwise it is
+   * measured. Over MAX_EVENT_DEPTH the event is refused before anything else reads it.
+   */
+  depth?: number;
 }
 
 /**
@@ -73,6 +79,10 @@ function normalizeOrThrow(
   options: NormalizeOptions,
   precomputed: PrecomputedFields,
 ): TrackingEvent {
+  // First: every other step (serialising, measuring) recurses into the value.
+  if ((options.depth ?? jsonDepth(raw, MAX_EVENT_DEPTH)) > MAX_EVENT_DEPTH) {
+    throw new Reject('too_deep', `event nests objects and arrays more than ${MAX_EVENT_DEPTH} levels deep`);
+  }
   if (!isJsonObject(raw)) throw new Reject('not_an_object', 'event must be a JSON object');
   const type = options.pathType ?? readType(raw.type);
 
@@ -91,7 +101,9 @@ function normalizeOrThrow(
   }
 
   const original = optionalTimestamp(raw, 'timestamp') ?? optionalTimestamp(raw, 'originalTimestamp');
-  const sentAt = optionalTimestamp(raw, 'sentAt') ?? timestampValue('sentAt', options.defaults.sentAt);
+  // sentAt serves clock-skew correction only: one that is not a timestamp (the event's or the
+  // batch's) is left out, and the event kept, rather than every event of the batch refused.
+  const sentAt = skewTimestamp(raw.sentAt) ?? skewTimestamp(options.defaults.sentAt);
   const timestampMs = correctedTimestampMs({
     receivedAtMs: options.receivedAtMs,
     sentAtMs: sentAt?.ms,
@@ -218,6 +230,12 @@ function timestampValue(key: string, value: JsonValue | undefined): ClientTime |
     );
   }
   return { ms, iso: isoTimestamp(ms, value as string) };
+}
+
+/** `timestampValue` for sentAt: undefined when it is absent or not a timestamp. */
+function skewTimestamp(value: JsonValue | undefined): ClientTime | undefined {
+  const ms = typeof value === 'string' ? parseClientTimestamp(value) : undefined;
+  return ms === undefined ? undefined : { ms, iso: isoTimestamp(ms, value as string) };
 }
 
 function setIfDefined(event: Record<string, unknown>, key: string, value: unknown): void {

@@ -3,6 +3,7 @@ export type RejectionCode =
   | 'not_an_object'
   | 'unknown_type'
   | 'event_too_large'
+  | 'too_deep'
   | 'missing_identity'
   | 'missing_event'
   | 'missing_group_id'

@@ -14,6 +14,16 @@ export class HttpError extends Error {
   }
 }
 
+/**
+ * The client closed the connection before its request body was read: nobody is left to answer.
+ * Counted with nginx's status 499 ("client closed request"), not as a server error.
+ */
+export class ClientClosedRequestError extends HttpError {
+  constructor() {
+    super(499, 'client_closed_request', 'the client closed the connection before sending the whole body');
+  }
+}
+
 export function sendJson(
   res: ServerResponse,
   status: number,
@@ -36,7 +46,8 @@ export function sendText(res: ServerResponse, status: number, text: string, cont
 
 /**
  * Reads the request body up to `maxBytes`. Over the limit → 413 without reading the rest
- * into memory (the connection is closed afterwards).
+ * into memory (the connection is closed afterwards). A client gone mid-body →
+ * ClientClosedRequestError.
  */
 export async function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
   const declared = Number(req.headers['content-length']);
@@ -49,12 +60,18 @@ export async function readBody(req: IncomingMessage, maxBytes: number): Promise<
   }
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > maxBytes) {
-      throw new HttpError(413, 'payload_too_large', `request body exceeds the limit of ${maxBytes} bytes`);
+  try {
+    for await (const chunk of req as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > maxBytes) {
+        throw new HttpError(413, 'payload_too_large', `request body exceeds the limit of ${maxBytes} bytes`);
+      }
+      chunks.push(chunk);
     }
-    chunks.push(chunk);
+  } catch (err) {
+    if (err instanceof HttpError) throw err;
+    // The stream's only errors: the connection closed or reset before the body ended ("aborted").
+    throw new ClientClosedRequestError();
   }
   return Buffer.concat(chunks, size);
 }

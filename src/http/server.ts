@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
 import type { Logger } from '../observability/logger';
 import { trackArrivals } from './arrival';
-import { HttpError, sendJson, sendText } from './respond';
+import { ClientClosedRequestError, HttpError, sendJson, sendText } from './respond';
 import { Router } from './router';
 
 /** A readiness probe: resolves true when the dependency answers. */
@@ -77,6 +77,12 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
       }
       await match.handler({ req, res, url, params: match.params });
     } catch (err) {
+      if (err instanceof ClientClosedRequestError) {
+        // Not a failure of this server: the client went away (a timeout, a crash, a cancelled call).
+        logger.debug({ method, path: url.pathname }, 'client closed the request before its body ended');
+        res.destroy();
+        return;
+      }
       if (res.headersSent) {
         res.destroy();
         return;

@@ -31,7 +31,9 @@ export function createIngestMetrics(registry: Registry, admission?: IngestAdmiss
   return {
     requests: new Counter({
       name: 'hookline_ingest_requests_total',
-      help: 'Tracking API requests by route and HTTP status.',
+      help:
+        'Tracking API requests by route and HTTP status (499: the client closed the connection ' +
+        'before sending its whole body).',
       labelNames: ['route', 'status'],
       registers: [registry],
     }),

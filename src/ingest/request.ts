@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { gunzip } from 'node:zlib';
 import { promisify } from 'node:util';
+import { JsonTooDeepError } from '../events/depth';
 import { isJsonObject, parseJsonText, type JsonObject } from '../events/json';
 import type { JsonScan } from '../events/json-scan';
 import { MAX_REQUEST_BYTES } from '../events/normalize';
@@ -41,6 +42,7 @@ export async function readTrackingBody(
   try {
     parsed = parseJsonText(body.toString('utf8'), { events: true });
   } catch (err) {
+    if (err instanceof JsonTooDeepError) throw new HttpError(400, err.code, `body: ${err.message}`);
     throw new HttpError(400, 'invalid_json', `body is not valid JSON: ${(err as Error).message}`);
   }
   if (!isJsonObject(parsed.value)) throw new HttpError(400, 'invalid_body', 'body must be a JSON object');

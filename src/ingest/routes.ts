@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { CatalogView } from '../records/catalog-model';
 import type { Clock } from '../core/clock';
 import { KafkaUnavailableError } from '../core/errors';
+import { MAX_EVENT_DEPTH, cutBelowDepth } from '../events/depth';
 import { isJsonObject, type JsonObject, type JsonValue } from '../events/json';
 import type { TrackingEvent, TrackingType } from '../events/types';
 import { secondsSinceArrival } from '../http/arrival';
@@ -19,6 +20,7 @@ import {
 } from '../events/normalize';
 import type { RejectedEvent } from '../records/rejected-event';
 import type { EventPublisher } from './publisher';
+import { batchNesting } from './nesting';
 import { readTrackingBody } from './request';
 
 /** Segment's batch limit. */
@@ -51,17 +53,28 @@ interface RejectedSummary {
 export function registerTrackingRoutes(options: TrackingRoutesOptions): void {
   const single: TrackingType[] = ['identify', 'track', 'page', 'screen', 'group', 'alias'];
   for (const type of single) {
-    options.router.add('POST', `/v1/${type}`, (ctx) => handle(ctx, options, type));
+    const route = `/v1/${type}`;
+    options.router.add('POST', route, (ctx) => handle(ctx, options, route, type));
   }
-  options.router.add('POST', '/v1/batch', (ctx) => handle(ctx, options, undefined));
-  options.router.add('POST', '/v1/import', (ctx) => handle(ctx, options, undefined));
+  for (const route of ['/v1/batch', '/v1/import']) {
+    options.router.add('POST', route, (ctx) => handle(ctx, options, route, undefined));
+  }
 }
 
 /** Seconds a client is asked to wait after a 503 (Segment clients also back off on their own). */
 export const RETRY_AFTER_SECONDS = 1;
 
-async function handle(ctx: RouteContext, options: TrackingRoutesOptions, pathType: TrackingType | undefined) {
-  const route = ctx.url.pathname;
+/**
+ * `route` is the path the route was registered with: the `route` label of the metrics, the path
+ * of logs and ingest-DLQ records. Never the request's own path, which the router matches loosely
+ * (`/v1//batch`, `/v1/track/`) and anyone, unauthenticated, could vary without end.
+ */
+async function handle(
+  ctx: RouteContext,
+  options: TrackingRoutesOptions,
+  route: string,
+  pathType: TrackingType | undefined,
+) {
   const { metrics } = options;
   let status = 500;
   try {
@@ -72,7 +85,7 @@ async function handle(ctx: RouteContext, options: TrackingRoutesOptions, pathTyp
       throw unavailable('the tracking API is at capacity; retry later');
     }
     try {
-      status = await accept(ctx, options, pathType);
+      status = await accept(ctx, options, route, pathType);
     } finally {
       admission.release();
     }
@@ -98,6 +111,7 @@ function unavailable(message: string): HttpError {
 async function accept(
   ctx: RouteContext,
   options: TrackingRoutesOptions,
+  route: string,
   pathType: TrackingType | undefined,
 ): Promise<number> {
   const { catalog, publisher, metrics, clock } = options;
@@ -107,6 +121,7 @@ async function accept(
 
   let items: JsonValue[];
   let defaults: BatchDefaults = {};
+  let eventDepth: (index: number) => number | undefined = () => scan?.depth;
   if (pathType) {
     items = [body];
   } else {
@@ -120,6 +135,15 @@ async function accept(
       );
     }
     items = body.batch;
+    const nesting = batchNesting(body, items, scan);
+    if (nesting.outside > MAX_EVENT_DEPTH) {
+      throw new HttpError(
+        400,
+        'too_deep',
+        `the request nests objects and arrays more than ${MAX_EVENT_DEPTH} levels deep outside its events`,
+      );
+    }
+    eventDepth = nesting.eventDepth;
     defaults = {
       context: objectOrUndefined(body.context, 'context'),
       integrations: objectOrUndefined(body.integrations, 'integrations'),
@@ -142,6 +166,7 @@ async function accept(
   for (let index = 0; index < items.length; index++) {
     const raw = items[index]!;
     normalizeOptions.sourceTexts = pathType ? scan?.root : scan?.batch?.[index];
+    normalizeOptions.depth = eventDepth(index);
     const result = normalizeEvent(raw, normalizeOptions);
     if (result.ok) {
       accepted.push(result.event);
@@ -149,14 +174,19 @@ async function accept(
       continue;
     }
     const messageId = isJsonObject(raw) && typeof raw.messageId === 'string' ? raw.messageId : undefined;
+    const payload = withoutWriteKey(raw);
     rejected.push({
       sourceId: source.id,
       receivedAtMs,
-      path: ctx.url.pathname,
+      path: route,
       index,
       messageId,
       rejection: result.rejection,
-      payload: withoutWriteKey(raw),
+      // Cut where it nests too deep, for the record's serialiser (and its readers) to read it.
+      payload:
+        result.rejection.code === 'too_deep'
+          ? (cutBelowDepth(payload, MAX_EVENT_DEPTH) as JsonValue)
+          : payload,
     });
   }
 
@@ -167,7 +197,7 @@ async function accept(
     options.logger.info(
       {
         sourceId: source.id,
-        route: ctx.url.pathname,
+        route,
         accepted: accepted.length,
         rejected: rejected.length,
         codes: [...new Set(rejected.map((r) => r.rejection.code))],

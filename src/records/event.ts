@@ -108,9 +108,8 @@ const TEXT_ONLY_FIELDS = new Set(['context', 'properties', 'traits']);
 
 /**
  * `parseJsonField` without the parse, unless the text is invalid: then its error says why. Valid
- * is what JSON.parse accepts: a key written twice is too (the text goes to receivers as it is),
- * where the lossless parser, which parseJson takes for inexact numbers, refused one written twice
- * with different values.
+ * is what JSON.parse accepts: a key written twice is too (the text goes to receivers as it is;
+ * parseJson, lossless path included, takes its last value).
  */
 function checkJsonField(recordName: string, key: string, text: string): void {
   if (isJsonObjectText(text)) return;

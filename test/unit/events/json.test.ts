@@ -8,7 +8,9 @@ import {
   parseJson,
   parseJsonText,
   stringifyJson,
+  type JsonValue,
 } from '../../../src/events/json';
+import { JsonTooDeepError, jsonDepth } from '../../../src/events/depth';
 import fc from 'fast-check';
 
 describe('lossless JSON', () => {
@@ -147,6 +149,39 @@ describe('parseJsonText', () => {
     const parsed = parseJsonText(text);
     expect(parsed.plain).toBe(plain);
     expect(stringifyJson(parsed.value)).toBe(text);
+  });
+
+  it.each([
+    ['exact numbers (JSON.parse)', '{"n":10.5,"p":{"k":1,"k":2}}', true],
+    ['an inexact number (the lossless parser)', '{"n":10.50,"p":{"k":1,"k":2}}', false],
+    ['a big integer, the key twice at the root', '{"n":12345678901234567890,"k":[1],"k":{"a":1}}', false],
+  ])('takes the last of a key written twice, as JSON.parse does: %s', (_name, text, plain) => {
+    const parsed = parseJsonText(text, { events: true });
+    expect(parsed.plain).toBe(plain);
+    const value = parsed.value as Record<string, JsonValue>;
+    const expected = JSON.parse(text) as Record<string, unknown>;
+    if ('p' in expected) expect(value.p).toEqual(expected.p);
+    else expect(value.k).toEqual(expected.k);
+    expect(parseJson(text)).toEqual(parsed.value);
+  });
+
+  const deep = (levels: number) => '['.repeat(levels) + ']'.repeat(levels);
+
+  it('reads a batch element nested too deep for the lossless parser apart, the rest losslessly', () => {
+    const text = `{"batch":[{"n":10.50},{"p":${deep(20_000)}},{"m":12345678901234567890}]}`;
+    const { value, plain, scan } = parseJsonText(text, { events: true });
+    expect(plain).toBe(false);
+    expect(scan?.batchDepths).toEqual([1, 20_001, 1]);
+    const batch = (value as { batch: JsonValue[] }).batch;
+    expect(stringifyJson(batch[0])).toBe('{"n":10.50}');
+    expect(stringifyJson(batch[2])).toBe('{"m":12345678901234567890}');
+    expect(jsonDepth(batch[1], 30_000)).toBe(20_001);
+  });
+
+  it('throws JsonTooDeepError, not a RangeError, when the lossless parser cannot read the text', () => {
+    expect(() => parseJsonText(`{"n":1.0,"context":${deep(20_000)},"batch":[]}`, { events: true })).toThrow(
+      JsonTooDeepError,
+    );
   });
 
   it.each(['{"a":[]],]-]}', '{}],"x"[]]', '{"batch":[{"p":{}}'])(

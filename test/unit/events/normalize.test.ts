@@ -1,5 +1,6 @@
 import { parseJson, stringifyJson, type JsonValue } from '../../../src/events/json';
 import type { TrackingType } from '../../../src/events/types';
+import { MAX_EVENT_DEPTH } from '../../../src/events/depth';
 import { normalizeEvent, type BatchDefaults } from '../../../src/events/normalize';
 
 const RECEIVED_AT = Date.parse('2024-03-01T10:00:00.000Z');
@@ -15,6 +16,36 @@ function run(raw: string | JsonValue, pathType?: TrackingType, defaults: BatchDe
 }
 
 describe('normalizeEvent', () => {
+  /** A track call `levels` deep: properties hold arrays inside one another. */
+  const trackAtDepth = (levels: number) =>
+    `{"userId":"u1","event":"E","properties":{"x":${'['.repeat(levels - 2)}${']'.repeat(levels - 2)}}}`;
+
+  it('takes an event nested as deep as the limit', () => {
+    expect(run(trackAtDepth(MAX_EVENT_DEPTH), 'track').ok).toBe(true);
+  });
+
+  it.each([
+    ['one level past the limit', trackAtDepth(MAX_EVENT_DEPTH + 1), 'track'],
+    ['thousands of levels (JSON.stringify would overflow)', trackAtDepth(20_000), 'track'],
+    ['not an object either: too deep comes first', '['.repeat(20_000) + ']'.repeat(20_000), undefined],
+  ] as const)('refuses an event nested too deep, %s, with too_deep', (_name, text, pathType) => {
+    expect(run(JSON.parse(text) as JsonValue, pathType)).toEqual({
+      ok: false,
+      rejection: {
+        code: 'too_deep',
+        reason: `event nests objects and arrays more than ${MAX_EVENT_DEPTH} levels deep`,
+      },
+    });
+  });
+
+  it('takes the depth the scan found instead of measuring it', () => {
+    const options = { sourceId: 's', receivedAtMs: RECEIVED_AT, pathType: 'track', defaults: {} } as const;
+    const raw = { userId: 'u1', event: 'E' };
+    const newMessageId = () => 'm';
+    expect(normalizeEvent(raw, { ...options, newMessageId, depth: MAX_EVENT_DEPTH + 1 }).ok).toBe(false);
+    expect(normalizeEvent(raw, { ...options, newMessageId, depth: 1 }).ok).toBe(true);
+  });
+
   it('normalises a track call', () => {
     expect(
       run('{"userId":"u1","event":"Signed Up","properties":{"plan":"pro"},"messageId":"m1"}', 'track'),
@@ -81,7 +112,6 @@ describe('normalizeEvent', () => {
     ['{"type":"alias","userId":"u"}', 'missing_previous_id'],
     ['{"type":"alias","anonymousId":"a","previousId":"p"}', 'missing_user_id'],
     ['{"type":"track","userId":"u","event":"E","timestamp":"yesterday"}', 'invalid_timestamp'],
-    ['{"type":"track","userId":"u","event":"E","sentAt":12345}', 'invalid_timestamp'],
     ['{"type":"track","userId":"u","event":"E","properties":"nope"}', 'invalid_field'],
     ['{"type":"track","userId":{"id":1},"event":"E"}', 'invalid_field'],
     ['{"type":"track","userId":"u","event":42}', 'invalid_field'],
@@ -141,6 +171,37 @@ describe('normalizeEvent', () => {
       },
     });
   });
+
+  const sentAtCases: [string, string, JsonValue | undefined, string | undefined][] = [
+    // name, the event's own sentAt (JSON), the batch's, the sentAt that corrects the skew
+    ['a batch sentAt that is a number (epoch ms)', '', 1700000000000, undefined],
+    ['a batch sentAt that is not a timestamp', '', 'yesterday', undefined],
+    ['an event sentAt that is a number', ',"sentAt":12345', undefined, undefined],
+    [
+      'an event sentAt that is not a timestamp, the batch one is',
+      ',"sentAt":"soon"',
+      '2024-03-01T09:50:00Z',
+      '2024-03-01T09:50:00.000Z',
+    ],
+    [
+      'a valid event sentAt, the batch one is not',
+      ',"sentAt":"2024-03-01T09:50:00Z"',
+      17e11,
+      '2024-03-01T09:50:00.000Z',
+    ],
+  ];
+  it.each(sentAtCases)(
+    'ignores a sentAt that is not a timestamp, keeping the event: %s',
+    (_name, own, batchSentAt, sentAt) => {
+      const raw = `{"type":"track","userId":"u","event":"E","timestamp":"2024-03-01T09:45:00Z"${own}}`;
+      const result = run(raw, undefined, { sentAt: batchSentAt });
+      expect(result.ok).toBe(true);
+      const event = result.ok ? result.event : undefined;
+      expect(event?.sentAt).toBe(sentAt);
+      // Without a sentAt the client's timestamp stands; with one it is corrected (10 minutes here).
+      expect(event?.timestamp).toBe(sentAt ? '2024-03-01T09:55:00.000Z' : '2024-03-01T09:45:00.000Z');
+    },
+  );
 
   it('keeps free-form numbers exactly as sent', () => {
     const result = run(

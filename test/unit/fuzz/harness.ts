@@ -37,6 +37,10 @@ export async function startFuzzTarget(): Promise<{
   writeKey: string;
   produced: OutgoingMessage[];
   events: EventCodec;
+  /** Decodes the other records produced (the ingest DLQ's). */
+  avro: AvroCodec;
+  /** The tracking API's metrics. */
+  ingestMetrics: Registry;
   close(): Promise<void>;
 }> {
   let nextId = 1;
@@ -65,6 +69,7 @@ export async function startFuzzTarget(): Promise<{
   const { writeKey } = await service.createSource({ name: 'fuzz', enabled: true });
 
   const router = new Router();
+  const ingestMetrics = new Registry();
   registerTrackingRoutes({
     router,
     catalog: store,
@@ -76,7 +81,7 @@ export async function startFuzzTarget(): Promise<{
       ingestDlqTopic: 'fuzz.ingest-dlq',
     }),
     admission: new IngestAdmission({ limits: { concurrency: 64, queue: 1_000, queueTimeoutMs: 500 } }),
-    metrics: createIngestMetrics(new Registry()),
+    metrics: createIngestMetrics(ingestMetrics),
     clock: { now: () => Date.now() },
     logger,
   });
@@ -95,5 +100,5 @@ export async function startFuzzTarget(): Promise<{
     logger,
   });
   const baseUrl = `http://127.0.0.1:${await server.listen()}`;
-  return { baseUrl, writeKey, produced, events, close: () => server.close() };
+  return { baseUrl, writeKey, produced, events, avro, ingestMetrics, close: () => server.close() };
 }

@@ -11,6 +11,7 @@ import {
   QueueFullError,
   type CommonOptions,
 } from '../../../src/producer';
+import type { FreeformObject, FreeformValue } from '../../../src/producer/messages';
 import { normalizeCall } from '../../../src/producer/messages';
 import type { Transport } from '../../../src/producer/transport';
 import { trackWaitingForRoom } from '../../support/paced-track';
@@ -126,6 +127,19 @@ describe('Analytics', () => {
     const call = () => (analytics[method] as (m: unknown) => string)(message);
     expect(call).toThrow(InvalidMessageError);
     expect(call).toThrow(expect.objectContaining({ code, retriable: false }));
+    expect(analytics.queued).toBe(0);
+  });
+
+  it('refuses a call nested too deep, or cyclic, with too_deep, not a stack overflow', () => {
+    const { analytics } = setup();
+    let deep: FreeformValue = [];
+    for (let i = 0; i < 20_000; i++) deep = [deep];
+    const cyclic: Record<string, unknown> = {};
+    cyclic.self = cyclic;
+    for (const properties of [{ deep }, cyclic as FreeformObject]) {
+      const call = () => analytics.track({ userId: 'u1', event: 'E', properties });
+      expect(call).toThrow(expect.objectContaining({ code: 'too_deep', retriable: false }));
+    }
     expect(analytics.queued).toBe(0);
   });
 
