@@ -9,11 +9,12 @@ import { standardWebhooksSignature } from './http/standard-webhooks';
 import type { AttemptSummary } from '../records/delivery-task';
 
 /**
- * One POST to one of the destination's URLs, or a URL skipped because its circuit is open; an
- * `AttemptSummary` as a task's history stores it.
+ * One POST to one of the destination's URLs, a URL skipped because its circuit is open, or a
+ * request not sent for want of a free socket (`deferred`); an `AttemptSummary` as a task's history
+ * stores it.
  */
 export interface UrlAttempt extends AttemptSummary {
-  result: HttpResult | 'circuit_open';
+  result: HttpResult | 'circuit_open' | 'deferred';
 }
 
 /** The circuit breakers of one destination's URLs (see circuit/registry.ts). */
@@ -35,8 +36,11 @@ export type DeliveryOutcome =
 
 export interface DeliverOptions {
   client: Pick<WebhookClient, 'post' | 'userAgent'>;
-  /** The destination's settings, opened (`SettingsOpener`): plaintext secret and header values. */
-  destination: { settings: OpenedSettings };
+  /**
+   * The destination's id (its requests' socket pool) and settings, opened (`SettingsOpener`):
+   * plaintext secret and header values.
+   */
+  destination: { id?: string; settings: OpenedSettings };
   /** The exact body: a task's `payload`, from `serialisePayload`. */
   payload: string;
   /**
@@ -94,7 +98,22 @@ export async function deliverToDestination(options: DeliverOptions): Promise<Del
       standardWebhooks: standardWebhooksHeaders(options.standardWebhooks, body, atMs),
       userAgent: client.userAgent,
     });
-    const http = await client.post({ url: entry.url, headers, body });
+    const http = await client.post({ destinationId: options.destination.id, url: entry.url, headers, body });
+    if (http.kind === 'unsent') {
+      // Never sent: a shortage of this process's sockets, not the receiver's failure. Like an open
+      // circuit: not counted by the breaker, retriable, and the next URL is tried.
+      const unsent: UrlAttempt = {
+        atMs,
+        urlIndex,
+        result: 'deferred',
+        durationMs: http.durationMs,
+        error: http.message,
+      };
+      attempts.push(unsent);
+      log(unsent, { result: 'connection', retriable: true }, entry.url);
+      retriable = true;
+      continue;
+    }
     const { attempt, classification } = summarise(http, urlIndex, atMs);
     options.circuit?.record(urlIndex, entry.url, classification.result, attempt.error);
     attempts.push(attempt);
@@ -125,7 +144,7 @@ function standardWebhooksHeaders(
   };
 }
 
-function summarise(http: HttpAttempt, urlIndex: number, atMs: number) {
+function summarise(http: Exclude<HttpAttempt, { kind: 'unsent' }>, urlIndex: number, atMs: number) {
   if (http.kind === 'response') {
     const classification = classifyStatus(http.status);
     const attempt: UrlAttempt = {

@@ -113,6 +113,36 @@ describe('deliverToDestination', () => {
     expect(outcome.attempts.map((a) => a.result)).toEqual(['circuit_open', 'circuit_open']);
   });
 
+  it('records a request not sent for want of a socket as deferred: retriable, no circuit counts it, next URL tried', async () => {
+    const unsent: HttpAttempt = {
+      kind: 'unsent',
+      message: 'Not sent: no free connection within 5000 ms',
+      durationMs: 5_000,
+    };
+    const { client, requests } = fakeClient([unsent, timeout]);
+    const recorded: string[] = [];
+    const outcome = await deliverToDestination({
+      client,
+      destination: { id: 'dst_1', ...destination(urls.slice(0, 2)) },
+      payload: '{}',
+      clock,
+      circuit: {
+        allow: () => true,
+        record: (urlIndex, _url, result) => void recorded.push(`${urlIndex}:${result}`),
+      },
+    });
+    expect(requests.map((r) => [r.destinationId, r.url])).toEqual([
+      ['dst_1', urls[0]],
+      ['dst_1', urls[1]],
+    ]);
+    expect(outcome).toMatchObject({ kind: 'failed', retriable: true });
+    expect(outcome.attempts.map((a) => `${a.urlIndex}:${a.result}:${a.error}`)).toEqual([
+      '0:deferred:Not sent: no free connection within 5000 ms',
+      `1:timeout:${TIMEOUT_MESSAGE}`,
+    ]);
+    expect(recorded).toEqual(['1:timeout']);
+  });
+
   it('signs the body once and sends the same bytes and signature to every URL', async () => {
     const { client, requests } = fakeClient([ok(503), ok(500), ok(200)]);
     const payload = '{"event":"Café","n":12345678901234567890}';
