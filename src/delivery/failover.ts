@@ -7,6 +7,7 @@ import type { HttpAttempt, WebhookClient } from './http/client';
 import { signatureFor } from './http/signing';
 import { standardWebhooksSignature } from './http/standard-webhooks';
 import type { AttemptSummary } from '../records/delivery-task';
+import { earliestRetryAfterMs, type UrlFailure } from './retry/retry-after';
 
 /**
  * One POST to one of the destination's URLs, a URL skipped because its circuit is open, or a
@@ -29,7 +30,10 @@ export type DeliveryOutcome =
       kind: 'failed';
       /** False only when every URL failed in a way a later attempt cannot fix. */
       retriable: boolean;
-      /** The longest Retry-After any URL asked for (429/503), in ms. */
+      /**
+       * The shortest Retry-After (429/503) in ms, when every URL that may yet succeed sent one
+       * (`earliestRetryAfterMs`): the next attempt comes when the earliest URL is ready.
+       */
       retryAfterMs?: number;
       attempts: UrlAttempt[];
     };
@@ -78,8 +82,7 @@ export async function deliverToDestination(options: DeliverOptions): Promise<Del
   const body = payload;
   const signature = sharedSecret ? signatureFor(sharedSecret, body) : undefined;
   const attempts: UrlAttempt[] = [];
-  let retriable = false;
-  let retryAfterMs: number | undefined;
+  const failures: UrlFailure[] = [];
 
   for (const [urlIndex, entry] of webhooks.entries()) {
     if (entry.disabled) continue; // answered 410 Gone earlier: never called again
@@ -89,7 +92,7 @@ export async function deliverToDestination(options: DeliverOptions): Promise<Del
       const skipped: UrlAttempt = { atMs, urlIndex, result: 'circuit_open', durationMs: 0 };
       attempts.push(skipped);
       log(skipped, { result: 'connection', retriable: true }, entry.url);
-      retriable = true;
+      failures.push({ retriable: true });
       continue;
     }
     const headers = requestHeaders({
@@ -111,7 +114,7 @@ export async function deliverToDestination(options: DeliverOptions): Promise<Del
       };
       attempts.push(unsent);
       log(unsent, { result: 'connection', retriable: true }, entry.url);
-      retriable = true;
+      failures.push({ retriable: true });
       continue;
     }
     const { attempt, classification } = summarise(http, urlIndex, atMs);
@@ -122,11 +125,14 @@ export async function deliverToDestination(options: DeliverOptions): Promise<Del
     if (http.kind === 'response' && classification.result === 'success') {
       return { kind: 'delivered', urlIndex, status: http.status, attempts };
     }
-    retriable ||= classification.retriable;
-    if (http.kind === 'response' && http.retryAfterMs !== undefined) {
-      retryAfterMs = Math.max(retryAfterMs ?? 0, http.retryAfterMs);
-    }
+    const urlRetryAfterMs = http.kind === 'response' ? http.retryAfterMs : undefined;
+    failures.push({
+      retriable: classification.retriable,
+      ...(urlRetryAfterMs !== undefined && { retryAfterMs: urlRetryAfterMs }),
+    });
   }
+  const retriable = failures.some((f) => f.retriable);
+  const retryAfterMs = earliestRetryAfterMs(failures);
   return { kind: 'failed', retriable, ...(retryAfterMs !== undefined && { retryAfterMs }), attempts };
 }
 

@@ -23,6 +23,12 @@ const tls: HttpAttempt = {
 };
 
 const blocked: HttpAttempt = { kind: 'blocked', durationMs: 1 };
+const retryAfter = (status: number, retryAfterMs: number): HttpAttempt => ({
+  kind: 'response',
+  status,
+  durationMs: 1,
+  retryAfterMs,
+});
 
 /** A client that answers the i-th URL with answers[i] and records what it was asked. */
 function fakeClient(answers: HttpAttempt[]) {
@@ -181,19 +187,22 @@ describe('deliverToDestination', () => {
     expect(outcome.attempts.map((a) => a.urlIndex)).toEqual([0, 1, 2]);
   });
 
-  it('keeps the longest Retry-After of the failed URLs', async () => {
-    const { client } = fakeClient([
-      { kind: 'response', status: 429, durationMs: 1, retryAfterMs: 7_000 },
-      { kind: 'response', status: 503, durationMs: 1, retryAfterMs: 30_000 },
-      ok(500),
-    ]);
+  // Regression: the longest Retry-After was kept, so a backup URL that failed plainly waited for the
+  // primary's hours-long Retry-After, or the task was dead-lettered beyond the cutoff at once.
+  it.each<[string, HttpAttempt[], number | undefined]>([
+    ['every URL sent one: the shortest', [retryAfter(429, 7_000), retryAfter(503, 30_000), ok(404)], 7_000],
+    ['a URL failed plainly: none (the schedule)', [retryAfter(503, 5 * 3_600_000), ok(500)], undefined],
+    ['a URL timed out: none (the schedule)', [retryAfter(429, 3 * 3_600_000), timeout], undefined],
+  ])('takes the Retry-After of the earliest URL ready: %s', async (_, answers, retryAfterMs) => {
+    const { client } = fakeClient(answers);
     const outcome = await deliverToDestination({
       client,
-      destination: destination(urls),
+      destination: destination(urls.slice(0, answers.length)),
       payload: '{}',
       clock,
     });
-    expect(outcome).toMatchObject({ kind: 'failed', retriable: true, retryAfterMs: 30_000 });
+    expect(outcome).toMatchObject({ kind: 'failed', retriable: true });
+    expect(outcome.kind === 'failed' ? outcome.retryAfterMs : 'delivered').toBe(retryAfterMs);
   });
 
   it('records transport failures with their message and no status', async () => {
