@@ -84,7 +84,24 @@ const webhookUrl = z
     format: 'uri',
   });
 
-const headers = z
+/**
+ * zod leaves a `__proto__` key out of a record's output (a guard against prototype pollution), so
+ * checks on the parsed headers never see it: a header of that name was accepted and silently
+ * dropped, whatever its value. Refused on the raw input instead (JSON.parse keeps it as an own key).
+ */
+function refuseProtoHeader(value: unknown, ctx: z.RefinementCtx): unknown {
+  if (typeof value === 'object' && value !== null && Object.hasOwn(value, '__proto__')) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['__proto__'],
+      message: 'header name __proto__ is not accepted',
+      params: { code: 'header_name_invalid' },
+    });
+  }
+  return value;
+}
+
+const headerRecord = z
   .record(z.string(), z.string())
   .superRefine((value, ctx) => {
     const entries = Object.entries(value);
@@ -111,8 +128,11 @@ const headers = z
   .meta({
     description:
       `Static headers sent with every request to this URL (at most ${MAX_HEADERS}). Names Hookline or its ` +
-      `HTTP client set are refused (case-insensitively): ${RESERVED_HEADERS.join(', ')}.`,
+      `HTTP client set are refused (case-insensitively): ${RESERVED_HEADERS.join(', ')}. Names are HTTP ` +
+      'tokens, `__proto__` excepted.',
   });
+
+const headers = z.preprocess(refuseProtoHeader, headerRecord);
 
 function headerIssue(
   headerName: string,

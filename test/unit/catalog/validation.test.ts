@@ -91,6 +91,26 @@ describe('destination validation', () => {
       destination({ webhooks: [hook('https://e.com', { 'X:Bad': 'v' })] }),
     ],
     [
+      // Regression: zod drops a __proto__ key from a record, so it was accepted (201) without it.
+      'header named __proto__',
+      'settings.webhooks.0.headers.__proto__ header_name_invalid',
+      destination({
+        webhooks: [JSON.parse('{"url":"https://e.com","headers":{"__proto__":"v","X-A":"1"}}')],
+      }),
+    ],
+    [
+      'header named __proto__ with CR/LF in its value',
+      'settings.webhooks.0.headers.__proto__ header_name_invalid',
+      destination({
+        webhooks: [JSON.parse('{"url":"https://e.com","headers":{"__proto__":"\\r\\nHost: evil"}}')],
+      }),
+    ],
+    [
+      'header named constructor (an own key like any other)',
+      'ok',
+      destination({ webhooks: [JSON.parse('{"url":"https://e.com","headers":{"constructor":"v"}}')] }),
+    ],
+    [
       'empty header name',
       'settings.webhooks.0.headers. header_name_invalid',
       destination({ webhooks: [hook('https://e.com', { '': 'v' })] }),
