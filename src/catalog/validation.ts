@@ -194,12 +194,20 @@ const sharedSecret = z
     writeOnly: true,
   });
 
+/**
+ * The lowest rate limit: one event every 100 s. Any positive number was accepted, and a limit like
+ * 1e-300 never earned a token: the destination's tasks were deferred forever.
+ */
+export const MIN_REQUESTS_PER_SECOND = 0.01;
+const MAX_REQUESTS_PER_SECOND = 100_000;
+
 const maxRequestsPerSecond = z
   .number()
-  .positive('must be positive')
-  .max(100_000, 'must be at most 100000')
+  .min(MIN_REQUESTS_PER_SECOND, `must be at least ${MIN_REQUESTS_PER_SECOND} (one event every 100 s)`)
+  .max(MAX_REQUESTS_PER_SECOND, `must be at most ${MAX_REQUESTS_PER_SECOND}`)
   .meta({
     description:
+      `${MIN_REQUESTS_PER_SECOND} (one event every 100 s) to ${MAX_REQUESTS_PER_SECOND}. ` +
       'Events per second Hookline delivers to this destination at most, across all workers and replicas (a burst of a tenth of a second allowed). Each tries the URLs in order until one answers 2xx, so while the first ones fail the URLs together may receive up to one request per URL per event. Work beyond it waits; it is never dropped.',
   });
 

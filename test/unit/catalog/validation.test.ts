@@ -30,6 +30,22 @@ describe('destination validation', () => {
       'settings.maxRequestsPerSecond too_small',
       destination({ webhooks: webhooks(1), maxRequestsPerSecond: 0 }),
     ],
+    // Regression: any positive number was accepted, and 1e-300 deferred the destination's tasks forever.
+    [
+      'the lowest rate limit (one event every 100 s)',
+      'ok',
+      destination({ webhooks: webhooks(1), maxRequestsPerSecond: 0.01 }),
+    ],
+    [
+      'a rate limit below one event every 100 s',
+      'settings.maxRequestsPerSecond too_small',
+      destination({ webhooks: webhooks(1), maxRequestsPerSecond: 0.0099 }),
+    ],
+    [
+      'a vanishing rate limit',
+      'settings.maxRequestsPerSecond too_small',
+      destination({ webhooks: webhooks(1), maxRequestsPerSecond: 1e-300 }),
+    ],
     [
       'a rate limit too high',
       'settings.maxRequestsPerSecond too_big',
