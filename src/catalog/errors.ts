@@ -84,6 +84,12 @@ export class AudienceKeyTakenError extends HooklineError {
   }
 }
 
+function notAt(expected: number | readonly number[]): string {
+  if (typeof expected === 'number') return `is not at version ${expected}`;
+  if (expected.length === 0) return 'does not match If-Match (weak ETags never match)';
+  return `is not at version ${expected.join(' or ')}`;
+}
+
 /**
  * A write made from a version that is no longer current: the request's If-Match is stale, or
  * another write (on any replica) won the race to the same version. `currentVersion` is undefined
@@ -95,10 +101,11 @@ export class CatalogConflictError extends HooklineError {
   constructor(
     readonly id: string,
     readonly currentVersion: number | undefined,
-    readonly expectedVersion?: number,
+    /** The version If-Match named, or the list it gave (empty: only weak ETags, which never match). */
+    readonly expectedVersion?: number | readonly number[],
   ) {
     super(
-      `${id} ${expectedVersion === undefined ? 'was changed concurrently' : `is not at version ${expectedVersion}`}: ` +
+      `${id} ${expectedVersion === undefined ? 'was changed concurrently' : notAt(expectedVersion)}: ` +
         (currentVersion === undefined ? 'it no longer exists' : `its current version is ${currentVersion}`) +
         '; read it again and retry with If-Match set to its ETag',
     );

@@ -1,9 +1,12 @@
 import type { Logger } from '../observability/logger';
 import { CatalogConflictError, CatalogNotFoundError, CatalogNotReadyError } from './errors';
 
-/** A write's precondition: the entity's version the client read (If-Match); absent: none. */
+/**
+ * A write's precondition: the entity's version the client read (If-Match), or the versions any of
+ * which it must be at (an If-Match list; empty: none can match, e.g. only weak ETags); absent: none.
+ */
 export interface WriteCondition {
-  ifMatch?: number;
+  ifMatch?: number | readonly number[];
 }
 
 /** How often a write without If-Match re-reads and re-applies after losing a race. */
@@ -66,7 +69,7 @@ export function expectVersion<T extends { id: string; version?: number }>(
 ): T {
   const { ifMatch } = condition;
   const version = entity.version ?? 0;
-  if (ifMatch !== undefined && ifMatch !== version)
+  if (ifMatch !== undefined && !(typeof ifMatch === 'number' ? [ifMatch] : ifMatch).includes(version))
     throw new CatalogConflictError(entity.id, version, ifMatch);
   return entity;
 }

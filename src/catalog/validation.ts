@@ -84,7 +84,24 @@ const webhookUrl = z
     format: 'uri',
   });
 
-const headers = z
+/**
+ * zod leaves a `__proto__` key out of a record's output (a guard against prototype pollution), so
+ * checks on the parsed headers never see it: a header of that name was accepted and silently
+ * dropped, whatever its value. Refused on the raw input instead (JSON.parse keeps it as an own key).
+ */
+function refuseProtoHeader(value: unknown, ctx: z.RefinementCtx): unknown {
+  if (typeof value === 'object' && value !== null && Object.hasOwn(value, '__proto__')) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['__proto__'],
+      message: 'header name __proto__ is not accepted',
+      params: { code: 'header_name_invalid' },
+    });
+  }
+  return value;
+}
+
+const headerRecord = z
   .record(z.string(), z.string())
   .superRefine((value, ctx) => {
     const entries = Object.entries(value);
@@ -111,8 +128,11 @@ const headers = z
   .meta({
     description:
       `Static headers sent with every request to this URL (at most ${MAX_HEADERS}). Names Hookline or its ` +
-      `HTTP client set are refused (case-insensitively): ${RESERVED_HEADERS.join(', ')}.`,
+      `HTTP client set are refused (case-insensitively): ${RESERVED_HEADERS.join(', ')}. Names are HTTP ` +
+      'tokens, `__proto__` excepted.',
   });
+
+const headers = z.preprocess(refuseProtoHeader, headerRecord);
 
 function headerIssue(
   headerName: string,
@@ -174,12 +194,20 @@ const sharedSecret = z
     writeOnly: true,
   });
 
+/**
+ * The lowest rate limit: one event every 100 s. Any positive number was accepted, and a limit like
+ * 1e-300 never earned a token: the destination's tasks were deferred forever.
+ */
+export const MIN_REQUESTS_PER_SECOND = 0.01;
+const MAX_REQUESTS_PER_SECOND = 100_000;
+
 const maxRequestsPerSecond = z
   .number()
-  .positive('must be positive')
-  .max(100_000, 'must be at most 100000')
+  .min(MIN_REQUESTS_PER_SECOND, `must be at least ${MIN_REQUESTS_PER_SECOND} (one event every 100 s)`)
+  .max(MAX_REQUESTS_PER_SECOND, `must be at most ${MAX_REQUESTS_PER_SECOND}`)
   .meta({
     description:
+      `${MIN_REQUESTS_PER_SECOND} (one event every 100 s) to ${MAX_REQUESTS_PER_SECOND}. ` +
       'Events per second Hookline delivers to this destination at most, across all workers and replicas (a burst of a tenth of a second allowed). Each tries the URLs in order until one answers 2xx, so while the first ones fail the URLs together may receive up to one request per URL per event. Work beyond it waits; it is never dropped.',
   });
 

@@ -78,15 +78,32 @@ export function etagOf(version: number): string {
   return `"${version}"`;
 }
 
+/** One entity-tag of an If-Match list: `"3"` or `W/"3"` (RFC 9110 §8.8.3); bare `3` is also read. */
+const ENTITY_TAG = /^(W\/)?(?:"([^"]*)"|([^"]*))$/;
+
 /**
- * The version an `If-Match` header names: `"3"`, `W/"3"` or `3`; undefined when absent. `*`
- * (any current version) also reads as undefined. Throws for anything else, or several tags.
+ * The versions an `If-Match` header names, any of which the entity must be at (RFC 9110
+ * §13.1.1): a list of ETags (`"2", "3"`); undefined when absent or `*` (any current version: a
+ * missing entity is still 404, as without the header). Comparison is strong: a weak ETag
+ * (`W/"3"`) never matches, so a list of weak tags only is an empty list (412). A bare `3` is read
+ * as `"3"`. Throws (400) for an empty header, a quote left open, `*` in a list, or a tag that is
+ * not a version of this API.
  */
-export function parseIfMatch(header: string | undefined): number | undefined {
+export function parseIfMatch(header: string | undefined): readonly number[] | undefined {
   if (header === undefined) return undefined;
   const value = header.trim();
   if (value === '*') return undefined;
-  const match = /^(?:W\/)?"?(\d{1,15})"?$/.exec(value);
-  if (!match) throw new RangeError('If-Match must be one ETag of this entity, such as "3"');
-  return Number(match[1]);
+  const versions: number[] = [];
+  const tags = value.split(',').map((tag) => tag.trim());
+  if (tags.every((tag) => tag === '')) throw new RangeError(IF_MATCH_FORMAT);
+  for (const tag of tags) {
+    if (tag === '') continue; // empty list elements are allowed (RFC 9110 §5.6.1)
+    const match = ENTITY_TAG.exec(tag);
+    const opaque = match?.[2] ?? match?.[3];
+    if (opaque === undefined || !/^\d{1,15}$/.test(opaque)) throw new RangeError(IF_MATCH_FORMAT);
+    if (match![1] === undefined) versions.push(Number(opaque));
+  }
+  return versions;
 }
+
+const IF_MATCH_FORMAT = 'If-Match must be * or ETags of this entity, such as "3" or "2", "3"';

@@ -102,7 +102,7 @@ export class DeliveryExecutor {
     try {
       outcome = await deliverToDestination({
         client: this.options.client,
-        destination: { settings },
+        destination: { id: task.destinationId, settings },
         payload: task.payload,
         ...(standardWebhooksKeys.length > 0 && {
           standardWebhooks: { id: webhookIdFor(task.taskId), keys: standardWebhooksKeys },
@@ -122,7 +122,7 @@ export class DeliveryExecutor {
       requestsDone?.(outcome?.kind === 'delivered');
     }
     for (const a of outcome.attempts) {
-      if (a.result === 'circuit_open') continue; // no request was made
+      if (a.result === 'circuit_open' || a.result === 'deferred') continue; // no request was made
       metrics.attempts.inc({ destination_id: task.destinationId, result: a.result });
       metrics.attemptSeconds.observe({ destination_id: task.destinationId }, a.durationMs / 1_000);
       if (a.status === 410)

@@ -7,13 +7,15 @@ import type { HttpAttempt, WebhookClient } from './http/client';
 import { signatureFor } from './http/signing';
 import { standardWebhooksSignature } from './http/standard-webhooks';
 import type { AttemptSummary } from '../records/delivery-task';
+import { earliestRetryAfterMs, type UrlFailure } from './retry/retry-after';
 
 /**
- * One POST to one of the destination's URLs, or a URL skipped because its circuit is open; an
- * `AttemptSummary` as a task's history stores it.
+ * One POST to one of the destination's URLs, a URL skipped because its circuit is open, or a
+ * request not sent for want of a free socket (`deferred`); an `AttemptSummary` as a task's history
+ * stores it.
  */
 export interface UrlAttempt extends AttemptSummary {
-  result: HttpResult | 'circuit_open';
+  result: HttpResult | 'circuit_open' | 'deferred';
 }
 
 /** The circuit breakers of one destination's URLs (see circuit/registry.ts). */
@@ -28,15 +30,21 @@ export type DeliveryOutcome =
       kind: 'failed';
       /** False only when every URL failed in a way a later attempt cannot fix. */
       retriable: boolean;
-      /** The longest Retry-After any URL asked for (429/503), in ms. */
+      /**
+       * The shortest Retry-After (429/503) in ms, when every URL that may yet succeed sent one
+       * (`earliestRetryAfterMs`): the next attempt comes when the earliest URL is ready.
+       */
       retryAfterMs?: number;
       attempts: UrlAttempt[];
     };
 
 export interface DeliverOptions {
   client: Pick<WebhookClient, 'post' | 'userAgent'>;
-  /** The destination's settings, opened (`SettingsOpener`): plaintext secret and header values. */
-  destination: { settings: OpenedSettings };
+  /**
+   * The destination's id (its requests' socket pool) and settings, opened (`SettingsOpener`):
+   * plaintext secret and header values.
+   */
+  destination: { id?: string; settings: OpenedSettings };
   /** The exact body: a task's `payload`, from `serialisePayload`. */
   payload: string;
   /**
@@ -74,8 +82,7 @@ export async function deliverToDestination(options: DeliverOptions): Promise<Del
   const body = payload;
   const signature = sharedSecret ? signatureFor(sharedSecret, body) : undefined;
   const attempts: UrlAttempt[] = [];
-  let retriable = false;
-  let retryAfterMs: number | undefined;
+  const failures: UrlFailure[] = [];
 
   for (const [urlIndex, entry] of webhooks.entries()) {
     if (entry.disabled) continue; // answered 410 Gone earlier: never called again
@@ -85,7 +92,7 @@ export async function deliverToDestination(options: DeliverOptions): Promise<Del
       const skipped: UrlAttempt = { atMs, urlIndex, result: 'circuit_open', durationMs: 0 };
       attempts.push(skipped);
       log(skipped, { result: 'connection', retriable: true }, entry.url);
-      retriable = true;
+      failures.push({ retriable: true });
       continue;
     }
     const headers = requestHeaders({
@@ -94,7 +101,22 @@ export async function deliverToDestination(options: DeliverOptions): Promise<Del
       standardWebhooks: standardWebhooksHeaders(options.standardWebhooks, body, atMs),
       userAgent: client.userAgent,
     });
-    const http = await client.post({ url: entry.url, headers, body });
+    const http = await client.post({ destinationId: options.destination.id, url: entry.url, headers, body });
+    if (http.kind === 'unsent') {
+      // Never sent: a shortage of this process's sockets, not the receiver's failure. Like an open
+      // circuit: not counted by the breaker, retriable, and the next URL is tried.
+      const unsent: UrlAttempt = {
+        atMs,
+        urlIndex,
+        result: 'deferred',
+        durationMs: http.durationMs,
+        error: http.message,
+      };
+      attempts.push(unsent);
+      log(unsent, { result: 'connection', retriable: true }, entry.url);
+      failures.push({ retriable: true });
+      continue;
+    }
     const { attempt, classification } = summarise(http, urlIndex, atMs);
     options.circuit?.record(urlIndex, entry.url, classification.result, attempt.error);
     attempts.push(attempt);
@@ -103,11 +125,14 @@ export async function deliverToDestination(options: DeliverOptions): Promise<Del
     if (http.kind === 'response' && classification.result === 'success') {
       return { kind: 'delivered', urlIndex, status: http.status, attempts };
     }
-    retriable ||= classification.retriable;
-    if (http.kind === 'response' && http.retryAfterMs !== undefined) {
-      retryAfterMs = Math.max(retryAfterMs ?? 0, http.retryAfterMs);
-    }
+    const urlRetryAfterMs = http.kind === 'response' ? http.retryAfterMs : undefined;
+    failures.push({
+      retriable: classification.retriable,
+      ...(urlRetryAfterMs !== undefined && { retryAfterMs: urlRetryAfterMs }),
+    });
   }
+  const retriable = failures.some((f) => f.retriable);
+  const retryAfterMs = earliestRetryAfterMs(failures);
   return { kind: 'failed', retriable, ...(retryAfterMs !== undefined && { retryAfterMs }), attempts };
 }
 
@@ -125,7 +150,7 @@ function standardWebhooksHeaders(
   };
 }
 
-function summarise(http: HttpAttempt, urlIndex: number, atMs: number) {
+function summarise(http: Exclude<HttpAttempt, { kind: 'unsent' }>, urlIndex: number, atMs: number) {
   if (http.kind === 'response') {
     const classification = classifyStatus(http.status);
     const attempt: UrlAttempt = {

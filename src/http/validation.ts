@@ -24,7 +24,15 @@ export function toValidationIssues(error: z.ZodError): ValidationIssue[] {
 }
 
 /**
- * Reads a JSON request body and validates it: 400 `invalid_json`, or 400 `validation_failed`
+ * Decodes request bodies as UTF-8, refusing invalid bytes rather than replacing them with U+FFFD,
+ * which would silently change what is stored (a shared secret, a header value). A BOM is kept, so
+ * it stays invalid JSON as before.
+ */
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/**
+ * Reads a JSON request body and validates it: 400 `invalid_json` (also for a body that is not
+ * valid UTF-8), or 400 `validation_failed`
  * naming the first issue's path (all issues in `issues`). `emptyBody`: what an empty body stands
  * for (by default it is invalid JSON); `subject`: what a path-less issue is about in the message.
  */
@@ -34,7 +42,13 @@ export async function parseJsonBody<S extends z.ZodType>(
   maxBytes: number,
   options: { emptyBody?: unknown; subject?: string } = {},
 ): Promise<z.output<S>> {
-  const text = (await readBody(req, maxBytes)).toString('utf8');
+  const bytes = await readBody(req, maxBytes);
+  let text: string;
+  try {
+    text = utf8.decode(bytes);
+  } catch {
+    throw new HttpError(400, 'invalid_json', 'the request body is not valid UTF-8');
+  }
   let json: unknown;
   try {
     json = options.emptyBody !== undefined && text.trim() === '' ? options.emptyBody : JSON.parse(text);

@@ -8,7 +8,9 @@ export const IF_MATCH_HEADER = {
   name: 'If-Match',
   description:
     'The ETag of the entity as you read it ("<version>"): the change is made only if the entity is still at that version, ' +
-    'else 412 precondition_failed with currentVersion. Absent: the change applies to the current version.',
+    'else 412 precondition_failed with currentVersion. A list ("2", "3") matches if any of its ETags does; ' +
+    'comparison is strong, so a weak ETag (W/"3") never matches; * matches any current version. ' +
+    'Absent: the change applies to the current version.',
 };
 export const ETAG_HEADER = { ETag: 'The entity’s version, "<version>": send it back as If-Match.' };
 export const PRECONDITION_FAILED = {
@@ -18,7 +20,7 @@ export const PRECONDITION_FAILED = {
   },
 };
 
-/** The request's If-Match as a write condition; 400 when it is not one ETag of this API. */
+/** The request's If-Match as a write condition; 400 when it is not `*` or a list of ETags of this API. */
 export function writeCondition(ctx: RouteContext): WriteCondition {
   const raw = ctx.req.headers['if-match'];
   try {

@@ -1,4 +1,4 @@
-import { Agent } from 'undici';
+import { buildConnector, type Dispatcher } from 'undici';
 import { systemClock, type Clock } from '../../core/clock';
 import { errorMessage } from '../../core/errors';
 import { silentLogger, type Logger } from '../../observability/logger';
@@ -7,11 +7,15 @@ import { defaultUserAgent } from '../../http/user-agent';
 import { createAddressPolicy, type AddressPolicy } from '../../security/address-policy';
 import { Targets, type Target } from './targets';
 import { DiscardingHandler, type RequestEnd } from './discarding-handler';
+import { DestinationPools } from './pools';
 import { BlockedAddressError, guardedLookup, systemResolver, type Resolver } from './guarded-lookup';
 
 /** The spec's answer deadline: connect, TLS, upload and response within 5 s. */
 export const DEFAULT_TIMEOUT_MS = 5_000;
-/** Concurrent sockets per origin (host:port); further requests queue in the agent. */
+/**
+ * Sockets per destination and origin (host:port): its requests in flight there. One more waits
+ * for a socket, its deadline not yet started, for at most the deadline, then is not sent.
+ */
 export const DEFAULT_MAX_SOCKETS_PER_ORIGIN = 50;
 /** Response bytes read and dropped; past this the socket is closed rather than read further. */
 export const DEFAULT_MAX_RESPONSE_BYTES = 65_536;
@@ -22,6 +26,11 @@ export const DEFAULT_MAX_RESPONSE_BYTES = 65_536;
 const IDLE_SOCKET_TIMEOUT_MS = 4_000;
 
 export interface WebhookRequest {
+  /**
+   * Whose socket pool carries the request: requests of one destination share sockets, and never
+   * wait for another destination's. Default '': one pool per origin for requests without one.
+   */
+  destinationId?: string;
   url: string;
   headers: Record<string, string>;
   body: string | Buffer;
@@ -31,11 +40,14 @@ export interface WebhookRequest {
  * One POST, as it ended. Receiver and network problems are values, never exceptions. `blocked`:
  * the SSRF guard refused the destination's address and no connection was opened; it carries no
  * address and no message, so nothing about an internal network can reach the attempt log.
+ * `unsent`: no socket of the destination's pool freed within the deadline, so the request was
+ * never started; a local shortage, not the receiver's failure (retriable, and no circuit counts it).
  */
 export type HttpAttempt =
   | { kind: 'response'; status: number; durationMs: number; retryAfterMs?: number }
   | { kind: 'error'; result: TransportResult; retriable: boolean; message: string; durationMs: number }
-  | { kind: 'blocked'; durationMs: number };
+  | { kind: 'blocked'; durationMs: number }
+  | { kind: 'unsent'; message: string; durationMs: number };
 
 export interface WebhookClient {
   /** The `User-Agent` requests should carry. */
@@ -46,11 +58,14 @@ export interface WebhookClient {
 }
 
 export interface WebhookClientOptions {
-  /** Deadline of a whole attempt. Default DEFAULT_TIMEOUT_MS (5 s). */
+  /**
+   * Deadline of an attempt from when its pool takes it (connect, TLS, upload, answer); also how
+   * long it may wait for a free socket first. Default DEFAULT_TIMEOUT_MS (5 s).
+   */
   timeoutMs?: number;
   /** Default `Hookline/<package.json version>`. */
   userAgent?: string;
-  /** Default DEFAULT_MAX_SOCKETS_PER_ORIGIN (50). */
+  /** Sockets per destination and origin. Default DEFAULT_MAX_SOCKETS_PER_ORIGIN (50). */
   maxSocketsPerOrigin?: number;
   /** Default DEFAULT_MAX_RESPONSE_BYTES (64 KiB). */
   maxResponseBytes?: number;
@@ -69,7 +84,7 @@ export interface WebhookClientOptions {
  * The HTTP client of webhook deliveries (undici: bench/micro/http-client.ts measured got 11 at 3.4×
  * the CPU per request of raw node:http, undici at 1.0×, and 0.35× through `Agent.dispatch` with
  * `DiscardingHandler` rather than `agent.request`). Create one per process: it owns the
- * keep-alive pools. Redirects are not followed (undici's core never does), nothing is retried
+ * keep-alive pools, one per destination and origin (see pools.ts). Redirects are not followed (undici's core never does), nothing is retried
  * here (the retry topics do that), responses are not decompressed, and TLS certificates are
  * always verified: there is no insecure fallback. Every connection passes the SSRF guard first:
  * an IP literal is checked as it is; a name is resolved, every address checked, and the socket
@@ -81,19 +96,24 @@ export function createWebhookClient(options: WebhookClientOptions = {}): Webhook
   const logger = options.logger ?? silentLogger();
   const clock = options.clock ?? systemClock;
   const policy = options.addressPolicy ?? createAddressPolicy();
-  const agent = new Agent({
+  // One connector for every pool: the same SSRF guard and TLS options, one TLS session cache.
+  const connect = buildConnector({
+    timeout: timeoutMs,
+    // Explicitly true: also ignores NODE_TLS_REJECT_UNAUTHORIZED=0.
+    rejectUnauthorized: true,
+    // A refusal fails the connection with EBLOCKEDADDRESS, which `post` reports as `blocked`.
+    lookup: guardedLookup({ policy, resolve: options.resolve ?? systemResolver, onBlocked: () => {} }),
+  });
+  const pools = new DestinationPools({
     connections: options.maxSocketsPerOrigin ?? DEFAULT_MAX_SOCKETS_PER_ORIGIN,
-    keepAliveTimeout: IDLE_SOCKET_TIMEOUT_MS,
-    keepAliveMaxTimeout: IDLE_SOCKET_TIMEOUT_MS,
-    // The whole-attempt deadline is the abort timer in `post`; these only bound each phase too.
-    headersTimeout: timeoutMs,
-    bodyTimeout: timeoutMs,
-    connect: {
-      timeout: timeoutMs,
-      // Explicitly true: also ignores NODE_TLS_REJECT_UNAUTHORIZED=0.
-      rejectUnauthorized: true,
-      // A refusal fails the connection with EBLOCKEDADDRESS, which `post` reports as `blocked`.
-      lookup: guardedLookup({ policy, resolve: options.resolve ?? systemResolver, onBlocked: () => {} }),
+    maxWaitMs: timeoutMs,
+    poolOptions: {
+      keepAliveTimeout: IDLE_SOCKET_TIMEOUT_MS,
+      keepAliveMaxTimeout: IDLE_SOCKET_TIMEOUT_MS,
+      // The attempt's deadline is the abort timer in `post`; these only bound each phase too.
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
+      connect,
     },
   });
 
@@ -110,26 +130,36 @@ export function createWebhookClient(options: WebhookClientOptions = {}): Webhook
     }
     if (target.blocked) return Promise.resolve({ kind: 'blocked', durationMs: elapsed() });
     return new Promise<HttpAttempt>((resolve) => {
-      // One deadline for the whole attempt: queueing for a socket, connect, TLS, upload, response.
-      let timedOut = false;
-      const handler = new DiscardingHandler(maxResponseBytes, (end) => {
-        clearTimeout(timer);
-        resolve(attemptOf(end, request.url, elapsed(), timedOut ? timeoutMs : undefined));
-      });
-      const timer = setTimeout(() => {
-        timedOut = true;
-        handler.abort(new DeadlineExceededError(timeoutMs));
-      }, timeoutMs);
-      agent.dispatch(
-        {
-          origin: target.origin,
-          path: target.path,
-          method: 'POST',
-          headers: request.headers,
-          body: request.body,
-        },
-        handler,
-      );
+      const send = (pool: Dispatcher, release: () => void) => {
+        // One deadline from when the pool takes the request: connect, TLS, upload, response.
+        let timedOut = false;
+        const handler = new DiscardingHandler(maxResponseBytes, (end) => {
+          clearTimeout(timer);
+          release();
+          resolve(attemptOf(end, request.url, elapsed(), timedOut ? timeoutMs : undefined));
+        });
+        const timer = setTimeout(() => {
+          timedOut = true;
+          handler.abort(new DeadlineExceededError(timeoutMs));
+        }, timeoutMs);
+        pool.dispatch(
+          {
+            origin: target.origin,
+            path: target.path,
+            method: 'POST',
+            headers: request.headers,
+            body: request.body,
+          },
+          handler,
+        );
+      };
+      const unsent = () =>
+        resolve({
+          kind: 'unsent',
+          message: `Not sent: no free connection within ${timeoutMs} ms`,
+          durationMs: elapsed(),
+        });
+      pools.acquire(request.destinationId ?? '', target.origin, send, unsent);
     });
   }
 
@@ -158,7 +188,7 @@ export function createWebhookClient(options: WebhookClientOptions = {}): Webhook
     userAgent: options.userAgent ?? defaultUserAgent(),
     post,
     close() {
-      agent.destroy().catch(() => undefined);
+      pools.destroy();
     },
   };
 }

@@ -30,6 +30,22 @@ describe('destination validation', () => {
       'settings.maxRequestsPerSecond too_small',
       destination({ webhooks: webhooks(1), maxRequestsPerSecond: 0 }),
     ],
+    // Regression: any positive number was accepted, and 1e-300 deferred the destination's tasks forever.
+    [
+      'the lowest rate limit (one event every 100 s)',
+      'ok',
+      destination({ webhooks: webhooks(1), maxRequestsPerSecond: 0.01 }),
+    ],
+    [
+      'a rate limit below one event every 100 s',
+      'settings.maxRequestsPerSecond too_small',
+      destination({ webhooks: webhooks(1), maxRequestsPerSecond: 0.0099 }),
+    ],
+    [
+      'a vanishing rate limit',
+      'settings.maxRequestsPerSecond too_small',
+      destination({ webhooks: webhooks(1), maxRequestsPerSecond: 1e-300 }),
+    ],
     [
       'a rate limit too high',
       'settings.maxRequestsPerSecond too_big',
@@ -89,6 +105,26 @@ describe('destination validation', () => {
       'bad header name (colon)',
       'settings.webhooks.0.headers.X:Bad header_name_invalid',
       destination({ webhooks: [hook('https://e.com', { 'X:Bad': 'v' })] }),
+    ],
+    [
+      // Regression: zod drops a __proto__ key from a record, so it was accepted (201) without it.
+      'header named __proto__',
+      'settings.webhooks.0.headers.__proto__ header_name_invalid',
+      destination({
+        webhooks: [JSON.parse('{"url":"https://e.com","headers":{"__proto__":"v","X-A":"1"}}')],
+      }),
+    ],
+    [
+      'header named __proto__ with CR/LF in its value',
+      'settings.webhooks.0.headers.__proto__ header_name_invalid',
+      destination({
+        webhooks: [JSON.parse('{"url":"https://e.com","headers":{"__proto__":"\\r\\nHost: evil"}}')],
+      }),
+    ],
+    [
+      'header named constructor (an own key like any other)',
+      'ok',
+      destination({ webhooks: [JSON.parse('{"url":"https://e.com","headers":{"constructor":"v"}}')] }),
     ],
     [
       'empty header name',

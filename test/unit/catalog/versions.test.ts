@@ -7,6 +7,8 @@ import {
   type KeyState,
   type RecordDecision,
 } from '../../../src/catalog/versions';
+import { CatalogConflictError } from '../../../src/catalog/errors';
+import { expectVersion } from '../../../src/catalog/operations';
 
 const absent: KeyState = { version: undefined, deleted: false };
 const deleted: KeyState = { version: undefined, deleted: true };
@@ -59,22 +61,48 @@ describe('version headers', () => {
 });
 
 describe('If-Match', () => {
-  it.each([
-    ['"3"', 3],
-    ['3', 3],
-    ['W/"3"', 3],
-    [' "0" ', 0],
+  it.each<[string | undefined, number[] | undefined]>([
+    ['"3"', [3]],
+    ['3', [3]],
+    [' "0" ', [0]],
+    // Regression: weak ETags matched; RFC 9110 §13.1.1 compares strongly, so they never do.
+    ['W/"3"', []],
+    ['W/"2", "3"', [3]],
+    // Regression: a list was refused with 400; it matches if any of its tags does.
+    ['"2", "3"', [2, 3]],
+    ['"2","3" ,, ', [2, 3]],
     ['*', undefined],
     [undefined, undefined],
-  ])('%s names version %s', (header, version) => {
-    expect(parseIfMatch(header)).toBe(version);
+  ])('%s names versions %j', (header, versions) => {
+    expect(parseIfMatch(header)).toEqual(versions);
   });
 
-  it.each(['"a"', '"1", "2"', '', '"-1"'])('refuses %p', (header) => {
-    expect(() => parseIfMatch(header)).toThrow(RangeError);
-  });
+  // Regression: '"2' (a quote left open) was read as version 2.
+  it.each(['"2', '2"', 'W/"2', '"a"', '', ' , ', '"-1"', '*, "2"', '"1" "2"', 'w/"2"'])(
+    'refuses %p',
+    (header) => {
+      expect(() => parseIfMatch(header)).toThrow(RangeError);
+    },
+  );
 
   it('is the ETag a read answers', () => {
-    expect(parseIfMatch(etagOf(5))).toBe(5);
+    expect(parseIfMatch(etagOf(5))).toEqual([5]);
+  });
+
+  it.each<[number | readonly number[], number, boolean]>([
+    [[2, 3], 3, true],
+    [[2, 3], 4, false],
+    [[], 3, false], // weak tags only: never
+    [3, 3, true],
+  ])('If-Match %j at version %i: %s', (ifMatch, version, matches) => {
+    const check = () => expectVersion({ id: 'dst_1', version }, { ifMatch });
+    if (matches) expect(check()).toEqual({ id: 'dst_1', version });
+    else expect(check).toThrow(CatalogConflictError);
+  });
+
+  it('says why a list of weak ETags failed', () => {
+    expect(() => expectVersion({ id: 'dst_1', version: 3 }, { ifMatch: [] })).toThrow(
+      'dst_1 does not match If-Match (weak ETags never match): its current version is 3',
+    );
   });
 });

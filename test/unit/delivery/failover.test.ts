@@ -23,6 +23,12 @@ const tls: HttpAttempt = {
 };
 
 const blocked: HttpAttempt = { kind: 'blocked', durationMs: 1 };
+const retryAfter = (status: number, retryAfterMs: number): HttpAttempt => ({
+  kind: 'response',
+  status,
+  durationMs: 1,
+  retryAfterMs,
+});
 
 /** A client that answers the i-th URL with answers[i] and records what it was asked. */
 function fakeClient(answers: HttpAttempt[]) {
@@ -113,6 +119,36 @@ describe('deliverToDestination', () => {
     expect(outcome.attempts.map((a) => a.result)).toEqual(['circuit_open', 'circuit_open']);
   });
 
+  it('records a request not sent for want of a socket as deferred: retriable, no circuit counts it, next URL tried', async () => {
+    const unsent: HttpAttempt = {
+      kind: 'unsent',
+      message: 'Not sent: no free connection within 5000 ms',
+      durationMs: 5_000,
+    };
+    const { client, requests } = fakeClient([unsent, timeout]);
+    const recorded: string[] = [];
+    const outcome = await deliverToDestination({
+      client,
+      destination: { id: 'dst_1', ...destination(urls.slice(0, 2)) },
+      payload: '{}',
+      clock,
+      circuit: {
+        allow: () => true,
+        record: (urlIndex, _url, result) => void recorded.push(`${urlIndex}:${result}`),
+      },
+    });
+    expect(requests.map((r) => [r.destinationId, r.url])).toEqual([
+      ['dst_1', urls[0]],
+      ['dst_1', urls[1]],
+    ]);
+    expect(outcome).toMatchObject({ kind: 'failed', retriable: true });
+    expect(outcome.attempts.map((a) => `${a.urlIndex}:${a.result}:${a.error}`)).toEqual([
+      '0:deferred:Not sent: no free connection within 5000 ms',
+      `1:timeout:${TIMEOUT_MESSAGE}`,
+    ]);
+    expect(recorded).toEqual(['1:timeout']);
+  });
+
   it('signs the body once and sends the same bytes and signature to every URL', async () => {
     const { client, requests } = fakeClient([ok(503), ok(500), ok(200)]);
     const payload = '{"event":"Café","n":12345678901234567890}';
@@ -151,19 +187,22 @@ describe('deliverToDestination', () => {
     expect(outcome.attempts.map((a) => a.urlIndex)).toEqual([0, 1, 2]);
   });
 
-  it('keeps the longest Retry-After of the failed URLs', async () => {
-    const { client } = fakeClient([
-      { kind: 'response', status: 429, durationMs: 1, retryAfterMs: 7_000 },
-      { kind: 'response', status: 503, durationMs: 1, retryAfterMs: 30_000 },
-      ok(500),
-    ]);
+  // Regression: the longest Retry-After was kept, so a backup URL that failed plainly waited for the
+  // primary's hours-long Retry-After, or the task was dead-lettered beyond the cutoff at once.
+  it.each<[string, HttpAttempt[], number | undefined]>([
+    ['every URL sent one: the shortest', [retryAfter(429, 7_000), retryAfter(503, 30_000), ok(404)], 7_000],
+    ['a URL failed plainly: none (the schedule)', [retryAfter(503, 5 * 3_600_000), ok(500)], undefined],
+    ['a URL timed out: none (the schedule)', [retryAfter(429, 3 * 3_600_000), timeout], undefined],
+  ])('takes the Retry-After of the earliest URL ready: %s', async (_, answers, retryAfterMs) => {
+    const { client } = fakeClient(answers);
     const outcome = await deliverToDestination({
       client,
-      destination: destination(urls),
+      destination: destination(urls.slice(0, answers.length)),
       payload: '{}',
       clock,
     });
-    expect(outcome).toMatchObject({ kind: 'failed', retriable: true, retryAfterMs: 30_000 });
+    expect(outcome).toMatchObject({ kind: 'failed', retriable: true });
+    expect(outcome.kind === 'failed' ? outcome.retryAfterMs : 'delivered').toBe(retryAfterMs);
   });
 
   it('records transport failures with their message and no status', async () => {
