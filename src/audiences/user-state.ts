@@ -53,13 +53,15 @@ export interface StateInput {
 /**
  * Applies one event to the state (in place): identify merges traits (unless `traits` is false:
  * a re-read of history for new counters only), track updates the specs it matches.
+ * `bucketsBeforeMs` (a re-read of history extending kept counters to a longer window): only
+ * buckets that end at or before it are added to, and never the totals.
  */
 export function applyEvent(
   state: UserState,
   event: StateInput,
   specs: Specs,
   bucketMs: number,
-  options: { traits?: boolean } = {},
+  options: { traits?: boolean; bucketsBeforeMs?: number } = {},
 ): void {
   if (event.userId && !state.userId) state.userId = event.userId;
   if (event.anonymousId && !state.anonymousId) state.anonymousId = event.anonymousId;
@@ -70,7 +72,7 @@ export function applyEvent(
   const atMs = Date.parse(event.timestamp);
   for (const spec of specs.counters) {
     if (spec.event !== event.event || !matchesWhere(properties, spec.where)) continue;
-    addToCounter(state, spec, properties, atMs, bucketMs);
+    addToCounter(state, spec, properties, atMs, bucketMs, options.bucketsBeforeMs);
   }
   for (const spec of specs.values) applyValue(state, spec, event.event, properties);
 }
@@ -81,6 +83,7 @@ function addToCounter(
   properties: Record<string, unknown>,
   atMs: number,
   bucketMs: number,
+  bucketsBeforeMs: number | undefined,
 ): void {
   let amount = 1;
   if (spec.sumProperty !== undefined) {
@@ -88,10 +91,12 @@ function addToCounter(
     amount = typeof value === 'number' ? value : Number(value);
     if (value === null || value === undefined || Number.isNaN(amount)) return;
   }
+  const bucketStartMs = Math.floor(atMs / bucketMs) * bucketMs;
+  if (bucketsBeforeMs !== undefined && !(bucketStartMs + bucketMs <= bucketsBeforeMs)) return;
   const counter = (state.counters[spec.key] ??= { total: 0, buckets: {} });
-  counter.total += amount;
+  if (bucketsBeforeMs === undefined) counter.total += amount;
   if (spec.windowMs !== undefined) {
-    const bucket = String(Math.floor(atMs / bucketMs) * bucketMs);
+    const bucket = String(bucketStartMs);
     counter.buckets[bucket] = (counter.buckets[bucket] ?? 0) + amount;
   }
 }
