@@ -1,4 +1,5 @@
 import type { CounterSpec, Specs, ValueSpec } from './computations';
+import { plainNumber, withPlainNumbers } from './plain-numbers';
 
 /**
  * What the audience processor knows of one user of one source, derived from their events (and
@@ -8,7 +9,10 @@ export interface UserState {
   sourceId: string;
   userId?: string;
   anonymousId?: string;
-  /** The latest value of every trait from the user's identify calls (merged, later wins). */
+  /**
+   * The latest value of every trait from the user's identify calls (merged, later wins). Numbers
+   * are plain numbers, here and in `values` (plain-numbers.ts).
+   */
   traits: Record<string, unknown>;
   /** Counter key → total and per-bucket (bucket start ms → count or sum) of matching track calls. */
   counters: Record<string, Counter>;
@@ -66,7 +70,7 @@ export function applyEvent(
   if (event.userId && !state.userId) state.userId = event.userId;
   if (event.anonymousId && !state.anonymousId) state.anonymousId = event.anonymousId;
   if (event.type === 'identify' && event.traits && options.traits !== false)
-    Object.assign(state.traits, event.traits);
+    Object.assign(state.traits, withPlainNumbers(event.traits));
   if (event.type !== 'track' || event.event === undefined) return;
   const properties = event.properties ?? {};
   const atMs = Date.parse(event.timestamp);
@@ -87,7 +91,7 @@ function addToCounter(
 ): void {
   let amount = 1;
   if (spec.sumProperty !== undefined) {
-    const value = propertyAt(properties, spec.sumProperty);
+    const value = plainNumber(propertyAt(properties, spec.sumProperty));
     amount = typeof value === 'number' ? value : Number(value);
     if (value === null || value === undefined || Number.isNaN(amount)) return;
   }
@@ -108,7 +112,7 @@ function applyValue(
   properties: Record<string, unknown>,
 ): void {
   if (spec.event !== name) return;
-  const value = propertyAt(properties, spec.property);
+  const value = withPlainNumbers(propertyAt(properties, spec.property));
   if (value === undefined) return;
   const slot = (state.values[spec.key] ??= {});
   if (!('first' in slot)) slot.first = value;
@@ -170,12 +174,16 @@ export function matchesWhere(
     const value = propertyAt(properties, path);
     return condition !== null && typeof condition === 'object'
       ? meetsCondition(value, condition as Record<string, unknown>)
-      : value === condition;
+      : plainNumber(value) === condition;
   });
 }
 
-/** One value condition (`equals`, `exists`, `in`, `gt`, `gte`, `lt`, `lte`) on a value. */
-export function meetsCondition(value: unknown, condition: Record<string, unknown>): boolean {
+/**
+ * One value condition (`equals`, `exists`, `in`, `gt`, `gte`, `lt`, `lte`) on a value. Numbers
+ * compare as JavaScript numbers, those the client wrote as `100.0` or `1e3` included.
+ */
+export function meetsCondition(raw: unknown, condition: Record<string, unknown>): boolean {
+  const value = plainNumber(raw);
   if ('exists' in condition) return (value !== undefined && value !== null) === condition.exists;
   if ('equals' in condition) return value === condition.equals;
   if ('in' in condition) return (condition.in as unknown[]).includes(value);
