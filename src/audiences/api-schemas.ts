@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { computeSchema } from './computations';
-import { ruleLimitIssues, type LimitIssue } from './rule-limits';
+import { ruleLimitIssues, windowIssue, type LimitIssue } from './rule-limits';
 import { ruleSchema } from './rules';
 import { snakeCase } from './snake-case';
 
@@ -29,6 +29,13 @@ const newRuleSchema = z
   .superRefine((rule, ctx) => limitIssues(ruleLimitIssues(rule), ctx))
   .pipe(ruleSchema);
 
+/** A new computed trait: its window (count, sum) at most MAX_WINDOW_DAYS. */
+const newComputeSchema = computeSchema.superRefine((compute, ctx) => {
+  const [kind, window] = Object.entries(compute)[0]!;
+  const issue = windowIssue(window, [kind]);
+  if (issue) limitIssues([issue], ctx);
+});
+
 const sourceId = z.string().min(1).meta({ description: 'The source whose users it is computed for.' });
 
 export const audienceCreateSchema = z
@@ -47,7 +54,7 @@ export const computedTraitCreateSchema = z
   .strictObject({
     sourceId,
     name,
-    compute: computeSchema.meta({
+    compute: newComputeSchema.meta({
       description: 'count, sum, last, first or lastTrait (README "Computed traits").',
     }),
   })

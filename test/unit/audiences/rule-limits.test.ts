@@ -1,5 +1,10 @@
 import { audienceCreateSchema, computedTraitCreateSchema } from '../../../src/audiences/api-schemas';
-import { MAX_RULE_DEPTH, MAX_RULE_NODES, ruleLimitIssues } from '../../../src/audiences/rule-limits';
+import {
+  MAX_RULE_DEPTH,
+  MAX_RULE_NODES,
+  MAX_WINDOW_DAYS,
+  ruleLimitIssues,
+} from '../../../src/audiences/rule-limits';
 import { HttpError } from '../../../src/http/respond';
 import { validated } from '../../../src/http/validation';
 
@@ -58,5 +63,30 @@ describe('rule size limits at creation', () => {
     expect(ruleLimitIssues(huge)).toEqual([
       { path: [], message: expect.stringMatching(/at most 200 rules/) },
     ]);
+  });
+});
+
+describe('window limits at creation', () => {
+  const newTrait = (compute: unknown) =>
+    refusal(computedTraitCreateSchema, { sourceId: 's', name: 'x', compute });
+  const event = (window: object) => ({ event: { name: 'Order', ...window } });
+
+  it.each([
+    [{ withinDays: MAX_WINDOW_DAYS }, undefined],
+    [{ withinHours: MAX_WINDOW_DAYS * 24 }, undefined],
+    [{ withinDays: MAX_WINDOW_DAYS + 1 }, 'withinDays'],
+    [{ withinDays: 1e308 }, 'withinDays'], // was a window of Infinity ms
+    [{ withinDays: 1e6 }, 'withinDays'],
+    [{ withinHours: MAX_WINDOW_DAYS * 24 + 1 }, 'withinHours'],
+  ])('%j', (window, field) => {
+    const answers = [
+      [newAudience({ all: [leaf, event(window)] }), `rule.all.1.event.${field}`],
+      [newTrait({ count: { event: 'Order', ...window } }), `compute.count.${field}`],
+      [newTrait({ sum: { event: 'Order', property: 'total', ...window } }), `compute.sum.${field}`],
+    ] as const;
+    for (const [answer, path] of answers) {
+      if (field === undefined) expect(answer).toBeUndefined();
+      else expect(answer?.issues).toEqual([expect.objectContaining({ path, code: 'too_big' })]);
+    }
   });
 });
