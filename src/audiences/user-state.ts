@@ -153,12 +153,20 @@ export function pruneBuckets(state: UserState, specs: Specs, nowMs: number, buck
   return pruned;
 }
 
-/** The value at a dotted path (`product.price`) of an object. */
+/** The user's latest value of a trait they were sent (own properties only, like `propertyAt`). */
+export function traitOf(state: UserState, name: string): unknown {
+  return Object.hasOwn(state.traits, name) ? state.traits[name] : undefined;
+}
+
+/**
+ * The value at a dotted path (`product.price`) of an object. Own properties only, at every step:
+ * `constructor`, `toString` or `__proto__` of a plain object are not properties the client sent.
+ */
 export function propertyAt(object: Record<string, unknown>, path: string): unknown {
-  if (path in object) return object[path];
+  if (Object.hasOwn(object, path)) return object[path];
   let current: unknown = object;
   for (const part of path.split('.')) {
-    if (current === null || typeof current !== 'object') return undefined;
+    if (current === null || typeof current !== 'object' || !Object.hasOwn(current, part)) return undefined;
     current = (current as Record<string, unknown>)[part];
   }
   return current;
