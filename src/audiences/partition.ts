@@ -162,10 +162,14 @@ export class AudiencePartition {
     out.evaluate.clear();
   }
 
-  /** A synced audience's membership change (README "Synced audiences"). */
-  applyCommand(command: AudienceCommand, defs: Definitions, time: ProcessorTime, out: Outbox): void {
+  /**
+   * A synced audience's membership change (README "Synced audiences"). False when the definitions
+   * know no synced audience of that id (deleted, or not known yet: the admin API refuses a sync
+   * until the audience is live, sync-route.ts): the command is dropped.
+   */
+  applyCommand(command: AudienceCommand, defs: Definitions, time: ProcessorTime, out: Outbox): boolean {
     const audience = defs.get(command.audienceId);
-    if (!audience || audience.class !== 'audience' || audience.rule) return;
+    if (!audience || audience.class !== 'audience' || audience.rule) return false;
     if (!this.live.has(audience.id)) this.markLive(audience.id, out);
     const id = audience.id;
     const touched = new Map<string, UserState>();
@@ -197,6 +201,7 @@ export class AudiencePartition {
       }
     }
     for (const [key, state] of touched) this.announceChanges(key, state, [audience], time, out);
+    return true;
   }
 
   /**

@@ -165,18 +165,18 @@ describe.each(stores)('users %s', (_name, newStates) => {
       const crm = audience('aud_crm');
       const defs = new Definitions([crm], []);
       const { partition } = livePartition(defs);
+      const command0: AudienceCommand = {
+        audienceId: 'aud_crm',
+        sourceId: 's',
+        syncId: 'x',
+        add: [],
+        remove: [],
+        full: false,
+        last: true,
+      };
       const run = (c: Partial<AudienceCommand>) => {
         const out = new Outbox();
-        const command = {
-          audienceId: 'aud_crm',
-          sourceId: 's',
-          syncId: 'x',
-          add: [],
-          remove: [],
-          full: false,
-          last: true,
-        };
-        partition.applyCommand({ ...command, ...c }, defs, time(), out);
+        partition.applyCommand({ ...command0, ...c }, defs, time(), out);
         return said(out).sort();
       };
       expect(run({ syncId: '1', full: true, add: ['a', 'b'] })).toEqual([
@@ -195,6 +195,10 @@ describe.each(stores)('users %s', (_name, newStates) => {
       ]);
       expect(partition.membersOf('aud_crm')).toBe(2);
       expect(run({ audienceId: 'aud_unknown', add: ['e'] })).toEqual([]);
+      // Said so (the processor logs the drop); a command that applies says true.
+      const unknown = { ...command0, audienceId: 'aud_unknown', add: ['e'] };
+      expect(partition.applyCommand(unknown, defs, time(), new Outbox())).toBe(false);
+      expect(partition.applyCommand({ ...command0, add: ['e'] }, defs, time(), new Outbox())).toBe(true);
     });
 
     it('forgets deleted computations', () => {
