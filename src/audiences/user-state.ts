@@ -137,6 +137,30 @@ export function windowedCount(
   return sum;
 }
 
+/**
+ * Drops what no computation reads any more (in place): the announced value and synced membership
+ * of each computation that no longer `exists`, and the counters and values `specs` (those of the
+ * source's live computations) do not read. Traits are kept: any rule may read them. True when
+ * something was dropped.
+ */
+export function dropUnread(state: UserState, specs: Specs, exists: (id: string) => boolean): boolean {
+  let dropped = false;
+  const drop = (record: Record<string, unknown> | undefined, keep: (key: string) => boolean) => {
+    for (const key of Object.keys(record ?? {})) {
+      if (keep(key)) continue;
+      delete record![key];
+      dropped = true;
+    }
+  };
+  drop(state.announced, exists);
+  drop(state.synced, exists);
+  drop(state.syncedBy, exists);
+  // A sync runs this for every user: no allocation for the few specs of a source.
+  drop(state.counters, (key) => specs.counters.some((c) => c.key === key));
+  drop(state.values, (key) => specs.values.some((v) => v.key === key));
+  return dropped;
+}
+
 /** Drops buckets no window reads any more; true when something was dropped. */
 export function pruneBuckets(state: UserState, specs: Specs, nowMs: number, bucketMs: number): boolean {
   let pruned = false;

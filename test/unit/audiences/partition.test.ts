@@ -208,6 +208,41 @@ describe.each(stores)('users %s', (_name, newStates) => {
       expect(partition.live.size).toBe(0);
       expect(out.partitionChanged).toBe(true);
     });
+
+    it('the sync drops what deleted computations left: their values, unread counters, then the users', () => {
+      let defs = new Definitions([pro, buyers], [orders]);
+      const { partition, apply } = livePartition(defs);
+      apply(identify('u1', { plan: 'pro' }));
+      apply(track('u1', 'Order Completed'));
+      apply(track('u2', 'Order Completed'));
+      expect(Object.keys(partition.users.get('s:u1')!.announced).sort()).toEqual([
+        'aud_buyers',
+        'aud_pro',
+        'ctr_orders',
+      ]);
+      const resync = (at: ProcessorTime) => {
+        const steps = [...partition.resync(defs, at, 1)];
+        return steps.flatMap((o) => [...o.users]).sort();
+      };
+
+      // The counter's readers are gone: announced values and the counter go; the trait stays.
+      defs = new Definitions([pro], []);
+      partition.forget(defs, new Outbox());
+      expect(resync(time(1))).toEqual(['s:u1', 's:u2']);
+      expect(partition.users.get('s:u1')).toMatchObject({
+        traits: { plan: 'pro' },
+        counters: {},
+        announced: { aud_pro: true },
+      });
+      expect(resync(time(2))).toEqual([]); // nothing left to drop: nothing written
+
+      // No computation of the source left: its users go (tombstones), so nothing is kept.
+      defs = new Definitions([], []);
+      partition.forget(defs, new Outbox());
+      expect(resync(time(3))).toEqual(['s:u1', 's:u2']);
+      expect(partition.users.size).toBe(0);
+      expect(partition.users.get('s:u1')).toBeUndefined();
+    });
   });
 
   describe('creation', () => {
