@@ -59,7 +59,7 @@ const store =
 const partition = new AudiencePartition(0, store);
 for (const c of defs.all()) {
   const creation = new Creation(partition, planCreation(partition, defs, c, HOUR), new Outbox());
-  creation.start();
+  creation.start(time);
   creation.finish(time);
 }
 gc();

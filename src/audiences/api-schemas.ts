@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { computeSchema } from './computations';
+import { ruleLimitIssues, windowIssue, type LimitIssue } from './rule-limits';
 import { ruleSchema } from './rules';
 import { snakeCase } from './snake-case';
 
@@ -16,13 +17,32 @@ const name = z
   )
   .meta({ description: 'Its snake_case form is the trait key sent in identify calls (unique per source).' });
 
+/** Adds the limits a new definition breaks (rule-limits.ts) as issues of code `too_big`. */
+function limitIssues(issues: LimitIssue[], ctx: z.RefinementCtx): void {
+  for (const { path, message } of issues)
+    ctx.addIssue({ code: 'custom', message, path, params: { code: 'too_big' } });
+}
+
+/** A new audience's rule: the limits checked first (cheap, iterative), then the rule's schema. */
+const newRuleSchema = z
+  .unknown()
+  .superRefine((rule, ctx) => limitIssues(ruleLimitIssues(rule), ctx))
+  .pipe(ruleSchema);
+
+/** A new computed trait: its window (count, sum) at most MAX_WINDOW_DAYS. */
+const newComputeSchema = computeSchema.superRefine((compute, ctx) => {
+  const [kind, window] = Object.entries(compute)[0]!;
+  const issue = windowIssue(window, [kind]);
+  if (issue) limitIssues([issue], ctx);
+});
+
 const sourceId = z.string().min(1).meta({ description: 'The source whose users it is computed for.' });
 
 export const audienceCreateSchema = z
   .strictObject({
     sourceId,
     name,
-    rule: ruleSchema.optional().meta({
+    rule: newRuleSchema.optional().meta({
       description:
         'The rule (README "Audiences"): trait, event, all, any, not. Absent: a synced audience, ' +
         'whose members are given through POST /api/v1/audiences/{id}/sync.',
@@ -34,7 +54,7 @@ export const computedTraitCreateSchema = z
   .strictObject({
     sourceId,
     name,
-    compute: computeSchema.meta({
+    compute: newComputeSchema.meta({
       description: 'count, sum, last, first or lastTrait (README "Computed traits").',
     }),
   })

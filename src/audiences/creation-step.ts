@@ -35,8 +35,8 @@ export async function createOnPartition(
   const plan = planCreation(unit.state, defs, computation, options.hourMs);
   const out = new Outbox();
   const creation = new Creation(unit.state, plan, out);
-  creation.start();
   const time = options.time();
+  creation.start(time);
   if (needsHistory(plan)) {
     await readPartition({
       kafka: options.kafka,

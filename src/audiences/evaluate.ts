@@ -1,6 +1,6 @@
 import { counterKey, valueKey, type Computation, type Compute } from './computations';
 import { windowMs, type Rule } from './rules';
-import { meetsCondition, windowedCount, type UserState } from './user-state';
+import { meetsCondition, traitOf, windowedCount, type UserState } from './user-state';
 
 export interface EvaluationTime {
   nowMs: number;
@@ -17,7 +17,7 @@ export function evaluateRule(rule: Rule, state: UserState, time: EvaluationTime)
   if ('not' in rule) return !evaluateRule(rule.not, state, time);
   if ('trait' in rule) {
     const { name, ...condition } = rule.trait;
-    return meetsCondition(state.traits[name], condition);
+    return meetsCondition(traitOf(state, name), condition);
   }
   const { atLeast, atMost } = rule.event;
   const counter = state.counters[eventCounterKey(rule.event)];
@@ -40,7 +40,7 @@ function eventCounterKey(condition: { name: string; where?: Record<string, unkno
 
 /** A computed trait's value for the user now; undefined when the user has none. */
 export function computeValue(compute: Compute, state: UserState, time: EvaluationTime): unknown {
-  if ('lastTrait' in compute) return state.traits[compute.lastTrait] ?? undefined;
+  if ('lastTrait' in compute) return traitOf(state, compute.lastTrait) ?? undefined;
   if ('last' in compute) return state.values[valueKey(compute.last.event, compute.last.property)]?.last;
   if ('first' in compute) return state.values[valueKey(compute.first.event, compute.first.property)]?.first;
   const spec = 'count' in compute ? compute.count : compute.sum;

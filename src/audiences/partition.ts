@@ -3,7 +3,7 @@ import type { AudienceCommand } from '../records/audience-state';
 import type { Computation, Specs } from './computations';
 import { hasWindow, specsOfAll, type Definitions } from './definitions';
 import { changes, type Announcement, type EvaluationTime } from './evaluate';
-import { applyEvent, emptyUserState, pruneBuckets, userKey, type UserState } from './user-state';
+import { applyEvent, dropUnread, emptyUserState, pruneBuckets, userKey, type UserState } from './user-state';
 import type { UserStates } from './user-states';
 
 /** An announcement to one user. */
@@ -162,10 +162,14 @@ export class AudiencePartition {
     out.evaluate.clear();
   }
 
-  /** A synced audience's membership change (README "Synced audiences"). */
-  applyCommand(command: AudienceCommand, defs: Definitions, time: ProcessorTime, out: Outbox): void {
+  /**
+   * A synced audience's membership change (README "Synced audiences"). False when the definitions
+   * know no synced audience of that id (deleted, or not known yet: the admin API refuses a sync
+   * until the audience is live, sync-route.ts): the command is dropped.
+   */
+  applyCommand(command: AudienceCommand, defs: Definitions, time: ProcessorTime, out: Outbox): boolean {
     const audience = defs.get(command.audienceId);
-    if (!audience || audience.class !== 'audience' || audience.rule) return;
+    if (!audience || audience.class !== 'audience' || audience.rule) return false;
     if (!this.live.has(audience.id)) this.markLive(audience.id, out);
     const id = audience.id;
     const touched = new Map<string, UserState>();
@@ -197,26 +201,42 @@ export class AudiencePartition {
       }
     }
     for (const [key, state] of touched) this.announceChanges(key, state, [audience], time, out);
+    return true;
   }
 
   /**
    * The periodic sync: time moved on, so windows may have let users in or out. One Outbox per
    * `usersPerStep` changed users (each its own transaction: a sync carries no offsets, and what
    * a crash leaves undone is done by the next sync), so a sync of many users holds few at a time.
+   *
+   * It also forgets what deleted computations left behind: a user of a source with no computation
+   * any more is removed (a tombstone on the state topic), and from the others the announced
+   * values, synced memberships, counters and values no live computation reads are dropped (one
+   * still being created rebuilds its own from history).
+   * So once no computation is left, no state is either, and the processor stops reading
+   * hookline.events again (processor.ts).
    */
   *resync(defs: Definitions, time: ProcessorTime, usersPerStep = Infinity): Generator<Outbox> {
-    const windowed = new Map<string, Computation[]>();
+    const bySource = new Map<string, { defined: boolean; windowed: Computation[] }>();
+    const exists = (id: string) => defs.get(id) !== undefined;
     let out = new Outbox();
     for (const [key, state] of this.users.entries()) {
-      let computations = windowed.get(state.sourceId);
-      if (!computations) {
-        computations = this.liveOf(defs, state.sourceId).filter((c) => hasWindow(c, time.hourMs));
-        windowed.set(state.sourceId, computations);
+      let source = bySource.get(state.sourceId);
+      if (!source) {
+        const windowed = this.liveOf(defs, state.sourceId).filter((c) => hasWindow(c, time.hourMs));
+        source = { defined: defs.ofSource(state.sourceId).length > 0, windowed };
+        bySource.set(state.sourceId, source);
       }
-      if (computations.length === 0) continue;
-      const specs = this.specsOf(defs, state.sourceId, time.hourMs);
-      if (pruneBuckets(state, specs, time.nowMs, time.bucketMs)) this.changed(key, state, out);
-      this.announceChanges(key, state, computations, time, out);
+      if (!source.defined) this.forgetUser(key, out);
+      else {
+        const specs = this.specsOf(defs, state.sourceId, time.hourMs);
+        let changed = dropUnread(state, specs, exists);
+        if (source.windowed.length > 0) {
+          changed = pruneBuckets(state, specs, time.nowMs, time.bucketMs) || changed;
+          this.announceChanges(key, state, source.windowed, time, out);
+        }
+        if (changed) this.changed(key, state, out);
+      }
       if (out.users.size >= usersPerStep) {
         yield out;
         out = new Outbox();
@@ -250,6 +270,12 @@ export class AudiencePartition {
       const { sourceId, userId, anonymousId } = state;
       out.announcements.push({ ...announcement, user: { sourceId, userId, anonymousId } });
     }
+  }
+
+  /** A user no computation reads any more: their state goes (a tombstone when committed). */
+  private forgetUser(key: string, out: Outbox): void {
+    this.users.delete(key);
+    out.users.add(key);
   }
 
   /** A deletion request: the user's state goes (no announcement; they are no longer counted). */

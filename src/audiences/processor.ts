@@ -193,7 +193,12 @@ export class AudienceProcessor {
           const event = await this.decodeEvent(m, partition);
           if (event) unit.state.applyEvent(event, defs, time, out);
         } else if (m.value) {
-          unit.state.applyCommand(decodeCommand(m.value), defs, time, out);
+          const command = decodeCommand(m.value);
+          if (!unit.state.applyCommand(command, defs, time, out))
+            this.options.logger.warn(
+              { partition, audienceId: command.audienceId, syncId: command.syncId, offset: m.offset },
+              'audience command for no synced audience this processor knows (deleted?): dropped',
+            );
         }
       }
       const changed = !out.empty || out.evaluate.size > 0;

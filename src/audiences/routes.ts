@@ -124,7 +124,9 @@ export function audienceRoutes({ service, catalog, status, sync }: AudienceRoute
         noContent(ctx.res);
       },
     },
-    ...(sync ? [syncRoute({ path: `${audiences}/{id}/sync`, audience, sync })] : []),
+    ...(sync
+      ? [syncRoute({ path: `${audiences}/{id}/sync`, audience, sync, status: status ?? NO_STATUS })]
+      : []),
     {
       method: 'POST',
       path: traits,

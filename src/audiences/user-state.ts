@@ -1,4 +1,5 @@
 import type { CounterSpec, Specs, ValueSpec } from './computations';
+import { plainNumber, withPlainNumbers } from './plain-numbers';
 
 /**
  * What the audience processor knows of one user of one source, derived from their events (and
@@ -8,7 +9,10 @@ export interface UserState {
   sourceId: string;
   userId?: string;
   anonymousId?: string;
-  /** The latest value of every trait from the user's identify calls (merged, later wins). */
+  /**
+   * The latest value of every trait from the user's identify calls (merged, later wins). Numbers
+   * are plain numbers, here and in `values` (plain-numbers.ts).
+   */
   traits: Record<string, unknown>;
   /** Counter key → total and per-bucket (bucket start ms → count or sum) of matching track calls. */
   counters: Record<string, Counter>;
@@ -53,24 +57,26 @@ export interface StateInput {
 /**
  * Applies one event to the state (in place): identify merges traits (unless `traits` is false:
  * a re-read of history for new counters only), track updates the specs it matches.
+ * `bucketsBeforeMs` (a re-read of history extending kept counters to a longer window): only
+ * buckets that end at or before it are added to, and never the totals.
  */
 export function applyEvent(
   state: UserState,
   event: StateInput,
   specs: Specs,
   bucketMs: number,
-  options: { traits?: boolean } = {},
+  options: { traits?: boolean; bucketsBeforeMs?: number } = {},
 ): void {
   if (event.userId && !state.userId) state.userId = event.userId;
   if (event.anonymousId && !state.anonymousId) state.anonymousId = event.anonymousId;
   if (event.type === 'identify' && event.traits && options.traits !== false)
-    Object.assign(state.traits, event.traits);
+    Object.assign(state.traits, withPlainNumbers(event.traits));
   if (event.type !== 'track' || event.event === undefined) return;
   const properties = event.properties ?? {};
   const atMs = Date.parse(event.timestamp);
   for (const spec of specs.counters) {
     if (spec.event !== event.event || !matchesWhere(properties, spec.where)) continue;
-    addToCounter(state, spec, properties, atMs, bucketMs);
+    addToCounter(state, spec, properties, atMs, bucketMs, options.bucketsBeforeMs);
   }
   for (const spec of specs.values) applyValue(state, spec, event.event, properties);
 }
@@ -81,17 +87,20 @@ function addToCounter(
   properties: Record<string, unknown>,
   atMs: number,
   bucketMs: number,
+  bucketsBeforeMs: number | undefined,
 ): void {
   let amount = 1;
   if (spec.sumProperty !== undefined) {
-    const value = propertyAt(properties, spec.sumProperty);
+    const value = plainNumber(propertyAt(properties, spec.sumProperty));
     amount = typeof value === 'number' ? value : Number(value);
     if (value === null || value === undefined || Number.isNaN(amount)) return;
   }
+  const bucketStartMs = Math.floor(atMs / bucketMs) * bucketMs;
+  if (bucketsBeforeMs !== undefined && !(bucketStartMs + bucketMs <= bucketsBeforeMs)) return;
   const counter = (state.counters[spec.key] ??= { total: 0, buckets: {} });
-  counter.total += amount;
+  if (bucketsBeforeMs === undefined) counter.total += amount;
   if (spec.windowMs !== undefined) {
-    const bucket = String(Math.floor(atMs / bucketMs) * bucketMs);
+    const bucket = String(bucketStartMs);
     counter.buckets[bucket] = (counter.buckets[bucket] ?? 0) + amount;
   }
 }
@@ -103,7 +112,7 @@ function applyValue(
   properties: Record<string, unknown>,
 ): void {
   if (spec.event !== name) return;
-  const value = propertyAt(properties, spec.property);
+  const value = withPlainNumbers(propertyAt(properties, spec.property));
   if (value === undefined) return;
   const slot = (state.values[spec.key] ??= {});
   if (!('first' in slot)) slot.first = value;
@@ -128,6 +137,30 @@ export function windowedCount(
   return sum;
 }
 
+/**
+ * Drops what no computation reads any more (in place): the announced value and synced membership
+ * of each computation that no longer `exists`, and the counters and values `specs` (those of the
+ * source's live computations) do not read. Traits are kept: any rule may read them. True when
+ * something was dropped.
+ */
+export function dropUnread(state: UserState, specs: Specs, exists: (id: string) => boolean): boolean {
+  let dropped = false;
+  const drop = (record: Record<string, unknown> | undefined, keep: (key: string) => boolean) => {
+    for (const key of Object.keys(record ?? {})) {
+      if (keep(key)) continue;
+      delete record![key];
+      dropped = true;
+    }
+  };
+  drop(state.announced, exists);
+  drop(state.synced, exists);
+  drop(state.syncedBy, exists);
+  // A sync runs this for every user: no allocation for the few specs of a source.
+  drop(state.counters, (key) => specs.counters.some((c) => c.key === key));
+  drop(state.values, (key) => specs.values.some((v) => v.key === key));
+  return dropped;
+}
+
 /** Drops buckets no window reads any more; true when something was dropped. */
 export function pruneBuckets(state: UserState, specs: Specs, nowMs: number, bucketMs: number): boolean {
   let pruned = false;
@@ -144,12 +177,20 @@ export function pruneBuckets(state: UserState, specs: Specs, nowMs: number, buck
   return pruned;
 }
 
-/** The value at a dotted path (`product.price`) of an object. */
+/** The user's latest value of a trait they were sent (own properties only, like `propertyAt`). */
+export function traitOf(state: UserState, name: string): unknown {
+  return Object.hasOwn(state.traits, name) ? state.traits[name] : undefined;
+}
+
+/**
+ * The value at a dotted path (`product.price`) of an object. Own properties only, at every step:
+ * `constructor`, `toString` or `__proto__` of a plain object are not properties the client sent.
+ */
 export function propertyAt(object: Record<string, unknown>, path: string): unknown {
-  if (path in object) return object[path];
+  if (Object.hasOwn(object, path)) return object[path];
   let current: unknown = object;
   for (const part of path.split('.')) {
-    if (current === null || typeof current !== 'object') return undefined;
+    if (current === null || typeof current !== 'object' || !Object.hasOwn(current, part)) return undefined;
     current = (current as Record<string, unknown>)[part];
   }
   return current;
@@ -165,12 +206,16 @@ export function matchesWhere(
     const value = propertyAt(properties, path);
     return condition !== null && typeof condition === 'object'
       ? meetsCondition(value, condition as Record<string, unknown>)
-      : value === condition;
+      : plainNumber(value) === condition;
   });
 }
 
-/** One value condition (`equals`, `exists`, `in`, `gt`, `gte`, `lt`, `lte`) on a value. */
-export function meetsCondition(value: unknown, condition: Record<string, unknown>): boolean {
+/**
+ * One value condition (`equals`, `exists`, `in`, `gt`, `gte`, `lt`, `lte`) on a value. Numbers
+ * compare as JavaScript numbers, those the client wrote as `100.0` or `1e3` included.
+ */
+export function meetsCondition(raw: unknown, condition: Record<string, unknown>): boolean {
+  const value = plainNumber(raw);
   if ('exists' in condition) return (value !== undefined && value !== null) === condition.exists;
   if ('equals' in condition) return value === condition.equals;
   if ('in' in condition) return (condition.in as unknown[]).includes(value);

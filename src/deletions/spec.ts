@@ -3,6 +3,24 @@ import type { OperationSpec } from '../http/openapi';
 
 export const DELETION_REQUESTS_PATH = '/api/v1/deletion-requests';
 
+/**
+ * A source listed twice would get two delete notifications with one messageId (`<request>:<source>`):
+ * refused (400, issue code `duplicate_source` at the second listing), not silently merged.
+ */
+function noDuplicates(sourceIds: string[], ctx: z.RefinementCtx): void {
+  const seen = new Set<string>();
+  sourceIds.forEach((id, i) => {
+    if (seen.has(id))
+      ctx.addIssue({
+        code: 'custom',
+        message: `source ${id} is listed more than once`,
+        path: [i],
+        params: { code: 'duplicate_source' },
+      });
+    seen.add(id);
+  });
+}
+
 export const deletionRequestSchema = z
   .strictObject({
     userId: z.string().min(1).max(1_024).meta({ description: 'The user whose data is to be deleted.' }),
@@ -10,8 +28,9 @@ export const deletionRequestSchema = z
       .array(z.string().min(1))
       .min(1)
       .max(1_000)
+      .superRefine(noDuplicates)
       .optional()
-      .meta({ description: 'Affected sources; every source when omitted.' }),
+      .meta({ description: 'Affected sources, each listed once; every source when omitted.' }),
   })
   .meta({ id: 'DeletionRequest' });
 

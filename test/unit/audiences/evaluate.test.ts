@@ -1,7 +1,14 @@
 import { mergeSpecs, specsOf, type Compute, type Computation } from '../../../src/audiences/computations';
 import { changes, computeValue, evaluateRule } from '../../../src/audiences/evaluate';
 import type { Rule } from '../../../src/audiences/rules';
-import { applyEvent, emptyUserState, pruneBuckets, type StateInput } from '../../../src/audiences/user-state';
+import {
+  applyEvent,
+  emptyUserState,
+  matchesWhere,
+  propertyAt,
+  pruneBuckets,
+  type StateInput,
+} from '../../../src/audiences/user-state';
 
 const HOUR = 3_600_000;
 const T0 = Date.parse('2024-05-01T00:00:00.000Z');
@@ -205,5 +212,23 @@ describe('pruneBuckets', () => {
     expect(pruneBuckets(state, specs, T0 + 6 * HOUR, HOUR)).toBe(true);
     expect(Object.keys(state.counters[specs.counters[0]!.key]!.buckets)).toEqual([String(T0 + 3 * HOUR)]);
     expect(state.counters[specs.counters[0]!.key]!.total).toBe(2);
+  });
+});
+
+describe('own properties only (a plain object inherits constructor, toString, __proto__)', () => {
+  const inherited = ['constructor', 'toString', '__proto__', 'hasOwnProperty', 'valueOf'];
+
+  it.each(inherited)('`where` on %s matches only an event that has it', (name) => {
+    expect(matchesWhere({}, { [name]: { exists: true } })).toBe(false);
+    expect(matchesWhere({ product: {} }, { [`product.${name}`]: { exists: true } })).toBe(false);
+    expect(propertyAt({ name: 'abc' }, 'name.length')).toBeUndefined();
+    expect(matchesWhere(JSON.parse(`{"${name}": 1}`) as Record<string, unknown>, { [name]: 1 })).toBe(true);
+  });
+
+  it.each(inherited)('a trait rule or lastTrait on %s sees only a trait the user was sent', (name) => {
+    const { state } = stateAfter([], [identify({ plan: 'pro' })]);
+    const time = { nowMs: T0, hourMs: HOUR };
+    expect(evaluateRule({ trait: { name, exists: true } }, state, time)).toBe(false);
+    expect(computeValue({ lastTrait: name }, state, time)).toBeUndefined();
   });
 });

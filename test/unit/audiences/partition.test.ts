@@ -72,7 +72,7 @@ describe.each(stores)('users %s', (_name, newStates) => {
     const partition = new AudiencePartition(0, newStates());
     for (const c of defs.all()) {
       const creation = new Creation(partition, planCreation(partition, defs, c, HOUR), new Outbox());
-      creation.start();
+      creation.start(time());
       creation.finish(time());
     }
     const apply = (event: HooklineEvent, at = time()) => {
@@ -165,18 +165,18 @@ describe.each(stores)('users %s', (_name, newStates) => {
       const crm = audience('aud_crm');
       const defs = new Definitions([crm], []);
       const { partition } = livePartition(defs);
+      const command0: AudienceCommand = {
+        audienceId: 'aud_crm',
+        sourceId: 's',
+        syncId: 'x',
+        add: [],
+        remove: [],
+        full: false,
+        last: true,
+      };
       const run = (c: Partial<AudienceCommand>) => {
         const out = new Outbox();
-        const command = {
-          audienceId: 'aud_crm',
-          sourceId: 's',
-          syncId: 'x',
-          add: [],
-          remove: [],
-          full: false,
-          last: true,
-        };
-        partition.applyCommand({ ...command, ...c }, defs, time(), out);
+        partition.applyCommand({ ...command0, ...c }, defs, time(), out);
         return said(out).sort();
       };
       expect(run({ syncId: '1', full: true, add: ['a', 'b'] })).toEqual([
@@ -195,6 +195,10 @@ describe.each(stores)('users %s', (_name, newStates) => {
       ]);
       expect(partition.membersOf('aud_crm')).toBe(2);
       expect(run({ audienceId: 'aud_unknown', add: ['e'] })).toEqual([]);
+      // Said so (the processor logs the drop); a command that applies says true.
+      const unknown = { ...command0, audienceId: 'aud_unknown', add: ['e'] };
+      expect(partition.applyCommand(unknown, defs, time(), new Outbox())).toBe(false);
+      expect(partition.applyCommand({ ...command0, add: ['e'] }, defs, time(), new Outbox())).toBe(true);
     });
 
     it('forgets deleted computations', () => {
@@ -203,6 +207,41 @@ describe.each(stores)('users %s', (_name, newStates) => {
       partition.forget(new Definitions([], []), out);
       expect(partition.live.size).toBe(0);
       expect(out.partitionChanged).toBe(true);
+    });
+
+    it('the sync drops what deleted computations left: their values, unread counters, then the users', () => {
+      let defs = new Definitions([pro, buyers], [orders]);
+      const { partition, apply } = livePartition(defs);
+      apply(identify('u1', { plan: 'pro' }));
+      apply(track('u1', 'Order Completed'));
+      apply(track('u2', 'Order Completed'));
+      expect(Object.keys(partition.users.get('s:u1')!.announced).sort()).toEqual([
+        'aud_buyers',
+        'aud_pro',
+        'ctr_orders',
+      ]);
+      const resync = (at: ProcessorTime) => {
+        const steps = [...partition.resync(defs, at, 1)];
+        return steps.flatMap((o) => [...o.users]).sort();
+      };
+
+      // The counter's readers are gone: announced values and the counter go; the trait stays.
+      defs = new Definitions([pro], []);
+      partition.forget(defs, new Outbox());
+      expect(resync(time(1))).toEqual(['s:u1', 's:u2']);
+      expect(partition.users.get('s:u1')).toMatchObject({
+        traits: { plan: 'pro' },
+        counters: {},
+        announced: { aud_pro: true },
+      });
+      expect(resync(time(2))).toEqual([]); // nothing left to drop: nothing written
+
+      // No computation of the source left: its users go (tombstones), so nothing is kept.
+      defs = new Definitions([], []);
+      partition.forget(defs, new Outbox());
+      expect(resync(time(3))).toEqual(['s:u1', 's:u2']);
+      expect(partition.users.size).toBe(0);
+      expect(partition.users.get('s:u1')).toBeUndefined();
     });
   });
 
@@ -220,7 +259,7 @@ describe.each(stores)('users %s', (_name, newStates) => {
       expect(first.full).toBe(true);
       const out = new Outbox();
       const creation = new Creation(partition, first, out);
-      creation.start();
+      creation.start(time());
       for (const e of history) creation.apply(e, time());
       creation.finish(time());
       expect(said(out)).toEqual([['u1', 'aud_pro', true]]);
@@ -230,7 +269,7 @@ describe.each(stores)('users %s', (_name, newStates) => {
       expect(second.specs.counters.map((c) => c.event)).toEqual(['Order Completed']);
       const out2 = new Outbox();
       const c2 = new Creation(partition, second, out2);
-      c2.start();
+      c2.start(time());
       for (const e of history) c2.apply(e, time());
       c2.finish(time());
       expect(said(out2).sort()).toEqual([
@@ -241,13 +280,92 @@ describe.each(stores)('users %s', (_name, newStates) => {
 
       // The windowed audience reads the same counter over a window the total-only counter lacks.
       const third = planCreation(partition, defs, defs.get('aud_buyers')!, HOUR);
-      expect(third.specs.counters).toHaveLength(1);
+      expect(third.specs.counters).toHaveLength(0);
+      expect(third.extended.map((c) => [c.spec.event, c.keptWindowMs])).toEqual([
+        ['Order Completed', undefined],
+      ]);
       expect(needsHistory(third)).toBe(true);
       const synced = new Definitions([audience('aud_sync')], []);
       // A source with nothing live is read in full, even for a synced audience.
       expect(
         needsHistory(planCreation(new AudiencePartition(1), synced, synced.get('aud_sync')!, HOUR)),
       ).toBe(true);
+    });
+    it('a new windowed computation keeps the counts live ones read (history older than the topic stays)', () => {
+      const loyal = audience('aud_loyal', { event: { name: 'Order', atLeast: 3 } });
+      const recent = trait('ctr_recent', { count: { event: 'Order', withinDays: 30 } });
+      const partition = new AudiencePartition(0, newStates());
+      let defs = new Definitions([loyal], []);
+      const create = (id: string, history: HooklineEvent[], at: ProcessorTime) => {
+        const out = new Outbox();
+        const creation = new Creation(partition, planCreation(partition, defs, defs.get(id)!, HOUR), out);
+        creation.start(at);
+        for (const e of history) creation.apply(e, at);
+        creation.finish(at);
+        return out;
+      };
+      const live = (event: HooklineEvent, at: ProcessorTime) => {
+        const out = new Outbox();
+        partition.applyEvent(event, defs, at, out);
+        partition.announceEvaluated(defs, at, out);
+        return out;
+      };
+      create('aud_loyal', [], time());
+      live(track('u1', 'Order', 24), time(24));
+      live(track('u1', 'Order', 48), time(48));
+      expect(said(live(track('u1', 'Order', 20 * 24), time(20 * 24)))).toEqual([['u1', 'aud_loyal', true]]);
+
+      // Day 25: the orders of days 1 and 2 are no longer on hookline.events (7-day retention).
+      defs = new Definitions([loyal], [recent]);
+      const at = time(25 * 24);
+      const out = create('ctr_recent', [track('u1', 'Order', 20 * 24)], at);
+      expect(said(out)).toEqual([['u1', 'ctr_recent', 1]]);
+      expect(partition.users.get('s:u1')!.counters['["Order",null,null]']!.total).toBe(3);
+      const later = new Outbox();
+      partition.applyEvent(
+        { ...track('u1', 'Page'), type: 'page' } as HooklineEvent,
+        defs,
+        time(26 * 24),
+        later,
+      );
+      partition.announceEvaluated(defs, time(26 * 24), later);
+      expect(said(later)).toEqual([]); // still loyal: no false
+    });
+
+    it('a longer window adds only the buckets older than the kept window, each once', () => {
+      const short = audience('aud_short', { event: { name: 'Order', withinHours: 10 } });
+      const long = trait('ctr_long', { count: { event: 'Order', withinHours: 60 } });
+      const partition = new AudiencePartition(0, newStates());
+      let defs = new Definitions([short], []);
+      const history = [track('u1', 'Order', 0), track('u1', 'Order', 50), track('u1', 'Order', 95)];
+      const first = new Creation(
+        partition,
+        planCreation(partition, defs, defs.get('aud_short')!, HOUR),
+        new Outbox(),
+      );
+      first.start(time(100));
+      for (const e of history) first.apply(e, time(100));
+      first.finish(time(100));
+      const state = partition.users.get('s:u1')!;
+      // Live, the bucket of hour 50 is counted; a sync has not pruned it yet.
+      expect(state.counters['["Order",null,null]']).toEqual({
+        total: 3,
+        buckets: { [T0]: 1, [T0 + 50 * HOUR]: 1, [T0 + 95 * HOUR]: 1 },
+      });
+
+      defs = new Definitions([short], [long]);
+      const plan = planCreation(partition, defs, defs.get('ctr_long')!, HOUR);
+      expect(plan.extended.map((c) => c.keptWindowMs)).toEqual([10 * HOUR]);
+      const out = new Outbox();
+      const second = new Creation(partition, plan, out);
+      second.start(time(100));
+      for (const e of history) second.apply(e, time(100));
+      second.finish(time(100));
+      expect(partition.users.get('s:u1')!.counters['["Order",null,null]']).toEqual({
+        total: 3,
+        buckets: { [T0]: 1, [T0 + 50 * HOUR]: 1, [T0 + 95 * HOUR]: 1 },
+      });
+      expect(said(out)).toEqual([['u1', 'ctr_long', 2]]);
     });
   });
 });
