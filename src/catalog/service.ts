@@ -11,7 +11,7 @@ import type { Destination, Source } from '../records/catalog-model';
 import type { CatalogEntity } from '../records/catalog';
 import type { CatalogStore } from './store';
 import { createAddressPolicy, type AddressPolicy } from '../security/address-policy';
-import type { SecretSealer } from '../security/secrets';
+import type { SecretSealer, StoredSecret } from '../security/secrets';
 import { needsReseal, nextStandardWebhooks, resealSettings, sealHeaders } from './secrets';
 import { blockedWebhook, definedFields, settingsOf, withRateLimit } from './settings';
 import { OperationQueue, expectVersion, found, nextVersion, type WriteCondition } from './operations';
@@ -174,7 +174,10 @@ export class CatalogService {
           : this.sealed(settingsPatch.sharedSecret);
       const webhooks = settingsPatch?.webhooks;
       const now = this.now();
-      const standardWebhooksChange = settingsPatch?.standardWebhooksSecret;
+      const standardWebhooksChange = this.standardWebhooksChange(
+        current.settings.standardWebhooksSecret,
+        settingsPatch?.standardWebhooksSecret,
+      );
       const destination: Destination = {
         ...current,
         ...definedFields(fields),
@@ -182,11 +185,7 @@ export class CatalogService {
           settingsOf({
             webhooks: webhooks ? this.sealWebhooks(webhooks) : current.settings.webhooks,
             sharedSecret: secret,
-            standardWebhooks: nextStandardWebhooks(
-              current.settings,
-              standardWebhooksChange === null ? null : this.sealed(standardWebhooksChange),
-              now,
-            ),
+            standardWebhooks: nextStandardWebhooks(current.settings, standardWebhooksChange, now),
             keepDisabled: webhooks === undefined,
           }),
           settingsPatch?.maxRequestsPerSecond === undefined
@@ -277,6 +276,21 @@ export class CatalogService {
     const value = { ...destination, settings: resealSettings(destination.settings, this.sealer) };
     await this.writer.put({ kind: 'destination', value }, destination.version);
     return value;
+  }
+
+  /**
+   * What a patch does to the Standard Webhooks secret: the new secret sealed, null (remove) or
+   * undefined (keep). A patch that sends the secret already set (a client sending its whole
+   * settings on every change) keeps it: that is no rotation, and treating it as one would drop the
+   * previous secret while receivers may still verify with it, and restart the overlap.
+   */
+  private standardWebhooksChange(
+    stored: StoredSecret | undefined,
+    given: string | null | undefined,
+  ): StoredSecret | null | undefined {
+    if (given === null || given === undefined) return given;
+    if (stored !== undefined && this.sealer.opensTo(stored, given)) return undefined;
+    return this.sealer.seal(given);
   }
 
   private sealed(secret: string | null | undefined): string | undefined {

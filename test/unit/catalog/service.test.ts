@@ -141,6 +141,34 @@ describe('CatalogService', () => {
     await expect(after.reencryptDestinations()).resolves.toEqual({ reencrypted: 0, unchanged: 2 });
   });
 
+  it('keeps the Standard Webhooks rotation when a patch re-sends the secret already set', async () => {
+    const { service, store } = setup();
+    const { source } = await service.createSource({ name: 'Web', enabled: true });
+    const oldSecret = `whsec_${Buffer.alloc(32, 1).toString('base64')}`;
+    const newSecret = `whsec_${Buffer.alloc(32, 2).toString('base64')}`;
+    const created = await service.createDestination(
+      newDestination(source.id, { webhooks, standardWebhooksSecret: oldSecret }),
+    );
+    const rotated = await service.updateDestination(
+      created.id,
+      destinationPatchSchema.parse({ settings: { standardWebhooksSecret: newSecret } }),
+    );
+    const rotatedAt = rotated.settings.standardWebhooksPrevious!.rotatedAt;
+
+    // A client sending its whole settings again (same secret) within the overlap.
+    await service.updateDestination(
+      created.id,
+      destinationPatchSchema.parse({
+        name: 'Renamed',
+        settings: { webhooks, standardWebhooksSecret: newSecret },
+      }),
+    );
+    const stored = store.destination(created.id)!.settings;
+    expect(keyring.open(stored.standardWebhooksSecret!)).toBe(newSecret);
+    expect(keyring.open(stored.standardWebhooksPrevious!.secret)).toBe(oldSecret);
+    expect(stored.standardWebhooksPrevious!.rotatedAt).toBe(rotatedAt);
+  });
+
   it('refuses to delete a source with destinations unless cascading, which deletes them first', async () => {
     const { service, store, writer } = setup();
     const { source } = await service.createSource({ name: 'Web', enabled: true });
