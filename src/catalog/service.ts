@@ -11,7 +11,7 @@ import type { Destination, Source } from '../records/catalog-model';
 import type { CatalogEntity } from '../records/catalog';
 import type { CatalogStore } from './store';
 import { createAddressPolicy, type AddressPolicy } from '../security/address-policy';
-import type { SecretSealer, StoredSecret } from '../security/secrets';
+import { SecretUnreadableError, type SecretSealer, type StoredSecret } from '../security/secrets';
 import { needsReseal, nextStandardWebhooks, resealSettings, sealHeaders } from './secrets';
 import { blockedWebhook, definedFields, settingsOf, withRateLimit } from './settings';
 import { OperationQueue, expectVersion, found, nextVersion, type WriteCondition } from './operations';
@@ -40,10 +40,14 @@ export interface CatalogServiceOptions {
   addressPolicy?: AddressPolicy;
 }
 
-/** What `reencryptDestinations` did: destinations rewritten (plaintext or another key), and not. */
+/**
+ * What `reencryptDestinations` did: destinations rewritten (plaintext or another key), not, and
+ * the ids of those it could not rewrite since a value of theirs opens with neither key.
+ */
 export interface ReencryptResult {
   reencrypted: number;
   unchanged: number;
+  unreadable: string[];
 }
 
 /**
@@ -249,11 +253,14 @@ export class CatalogService {
    * under HOOKLINE_SECRETS_KEY_PREVIOUS, under the current key. Idempotent; `updatedAt` is kept,
    * since nothing a user set has changed. Run it after rolling out a new key to every process. A
    * destination changed meanwhile on another replica is skipped: run it again until it answers 0.
+   * A destination holding a value that neither key opens is skipped too, named in `unreadable`
+   * and logged, so that one such destination does not stop the others from moving to the new key.
    */
   reencryptDestinations(): Promise<ReencryptResult> {
     return this.operations.serialised(async () => {
       let reencrypted = 0;
       let unchanged = 0;
+      const unreadable: string[] = [];
       for (const destination of this.store.destinations()) {
         if (!needsReseal(destination.settings, this.sealer)) {
           unchanged++;
@@ -263,11 +270,22 @@ export class CatalogService {
           await this.putDestination({ ...destination, version: nextVersion(destination) });
           reencrypted++;
         } catch (err) {
+          if (err instanceof SecretUnreadableError) {
+            unreadable.push(destination.id);
+            this.logger.warn(
+              { destinationId: destination.id, code: err.code, reason: err.message },
+              'destination not re-encrypted: a secret of it opens with neither key',
+            );
+            continue;
+          }
           if (!(err instanceof CatalogConflictError)) throw err; // changed meanwhile: not counted
         }
       }
-      this.logger.info({ reencrypted, unchanged }, 'destinations re-encrypted under the current key');
-      return { reencrypted, unchanged };
+      this.logger.info(
+        { reencrypted, unchanged, unreadable: unreadable.length },
+        'destinations re-encrypted under the current key',
+      );
+      return { reencrypted, unchanged, unreadable };
     });
   }
 

@@ -104,6 +104,10 @@ export const reencryptResultSchema = z
   .object({
     reencrypted: z.number().int().meta({ description: 'Destinations rewritten under the current key.' }),
     unchanged: z.number().int().meta({ description: 'Destinations already entirely under the current key.' }),
+    unreadable: z.array(z.string()).meta({
+      description:
+        'Ids of destinations not rewritten: a value of theirs opens with neither HOOKLINE_SECRETS_KEY nor HOOKLINE_SECRETS_KEY_PREVIOUS (the reason is logged). Set those values again, or delete the destination.',
+    }),
   })
   .meta({ id: 'ReencryptResult' });
 
