@@ -13,6 +13,7 @@ import { loadConfig, workerCount, type Config } from './config/config';
 import { ConfigError } from './core/errors';
 import { BrokerOutageWatch } from './kafka/outage';
 import { createLogger, type Logger } from './observability/logger';
+import { urlWithoutPassword } from './observability/redact';
 import { SecretKeyring } from './security/secrets';
 import { startThroughOutage } from './start-up';
 
@@ -169,6 +170,18 @@ function banner(
   cluster: Cluster,
   ports: { httpPort: number; adminPort: number | undefined; workers: number },
 ): void {
+  process.stdout.write(bannerText(config, cluster, ports));
+}
+
+/**
+ * The start-up banner: where the APIs listen and which cluster this is. The schema registry URL
+ * is shown without its password (`https://user:[redacted]@host`): stdout is collected like logs.
+ */
+export function bannerText(
+  config: Pick<Config, 'http' | 'adminHttp'>,
+  cluster: Pick<Cluster, 'kind' | 'kafkaBrokers' | 'schemaRegistryUrl'>,
+  ports: { httpPort: number; adminPort: number | undefined; workers: number },
+): string {
   const urlOf = (host: string, port: number) => `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`;
   const base = urlOf(config.http.host, ports.httpPort);
   const adminLine =
@@ -178,16 +191,14 @@ function banner(
           `  Admin API       ${urlOf(config.adminHttp.host, ports.adminPort)}   (/api/v1/*)`,
         ]
       : [`  HTTP API        ${base}   (tracking /v1/*, admin /api/v1/*, /livez, /readyz, /metrics)`];
-  process.stdout.write(
-    [
-      '',
-      `Hookline is up (${cluster.kind} cluster, ${ports.workers} process${ports.workers > 1 ? 'es' : ''}).`,
-      ...adminLine,
-      `  Kafka brokers   ${cluster.kafkaBrokers.join(',')}`,
-      `  Schema registry ${cluster.schemaRegistryUrl}`,
-      '',
-    ].join('\n'),
-  );
+  return [
+    '',
+    `Hookline is up (${cluster.kind} cluster, ${ports.workers} process${ports.workers > 1 ? 'es' : ''}).`,
+    ...adminLine,
+    `  Kafka brokers   ${cluster.kafkaBrokers.join(',')}`,
+    `  Schema registry ${urlWithoutPassword(cluster.schemaRegistryUrl)}`,
+    '',
+  ].join('\n');
 }
 
 async function clusterOf(

@@ -11,7 +11,7 @@ import type { Destination, Source } from '../records/catalog-model';
 import type { CatalogEntity } from '../records/catalog';
 import type { CatalogStore } from './store';
 import { createAddressPolicy, type AddressPolicy } from '../security/address-policy';
-import type { SecretSealer } from '../security/secrets';
+import { SecretUnreadableError, type SecretSealer, type StoredSecret } from '../security/secrets';
 import { needsReseal, nextStandardWebhooks, resealSettings, sealHeaders } from './secrets';
 import { blockedWebhook, definedFields, settingsOf, withRateLimit } from './settings';
 import { OperationQueue, expectVersion, found, nextVersion, type WriteCondition } from './operations';
@@ -40,10 +40,14 @@ export interface CatalogServiceOptions {
   addressPolicy?: AddressPolicy;
 }
 
-/** What `reencryptDestinations` did: destinations rewritten (plaintext or another key), and not. */
+/**
+ * What `reencryptDestinations` did: destinations rewritten (plaintext or another key), not, and
+ * the ids of those it could not rewrite since a value of theirs opens with neither key.
+ */
 export interface ReencryptResult {
   reencrypted: number;
   unchanged: number;
+  unreadable: string[];
 }
 
 /**
@@ -174,7 +178,10 @@ export class CatalogService {
           : this.sealed(settingsPatch.sharedSecret);
       const webhooks = settingsPatch?.webhooks;
       const now = this.now();
-      const standardWebhooksChange = settingsPatch?.standardWebhooksSecret;
+      const standardWebhooksChange = this.standardWebhooksChange(
+        current.settings.standardWebhooksSecret,
+        settingsPatch?.standardWebhooksSecret,
+      );
       const destination: Destination = {
         ...current,
         ...definedFields(fields),
@@ -182,11 +189,7 @@ export class CatalogService {
           settingsOf({
             webhooks: webhooks ? this.sealWebhooks(webhooks) : current.settings.webhooks,
             sharedSecret: secret,
-            standardWebhooks: nextStandardWebhooks(
-              current.settings,
-              standardWebhooksChange === null ? null : this.sealed(standardWebhooksChange),
-              now,
-            ),
+            standardWebhooks: nextStandardWebhooks(current.settings, standardWebhooksChange, now),
             keepDisabled: webhooks === undefined,
           }),
           settingsPatch?.maxRequestsPerSecond === undefined
@@ -250,11 +253,14 @@ export class CatalogService {
    * under HOOKLINE_SECRETS_KEY_PREVIOUS, under the current key. Idempotent; `updatedAt` is kept,
    * since nothing a user set has changed. Run it after rolling out a new key to every process. A
    * destination changed meanwhile on another replica is skipped: run it again until it answers 0.
+   * A destination holding a value that neither key opens is skipped too, named in `unreadable`
+   * and logged, so that one such destination does not stop the others from moving to the new key.
    */
   reencryptDestinations(): Promise<ReencryptResult> {
     return this.operations.serialised(async () => {
       let reencrypted = 0;
       let unchanged = 0;
+      const unreadable: string[] = [];
       for (const destination of this.store.destinations()) {
         if (!needsReseal(destination.settings, this.sealer)) {
           unchanged++;
@@ -264,11 +270,22 @@ export class CatalogService {
           await this.putDestination({ ...destination, version: nextVersion(destination) });
           reencrypted++;
         } catch (err) {
+          if (err instanceof SecretUnreadableError) {
+            unreadable.push(destination.id);
+            this.logger.warn(
+              { destinationId: destination.id, code: err.code, reason: err.message },
+              'destination not re-encrypted: a secret of it opens with neither key',
+            );
+            continue;
+          }
           if (!(err instanceof CatalogConflictError)) throw err; // changed meanwhile: not counted
         }
       }
-      this.logger.info({ reencrypted, unchanged }, 'destinations re-encrypted under the current key');
-      return { reencrypted, unchanged };
+      this.logger.info(
+        { reencrypted, unchanged, unreadable: unreadable.length },
+        'destinations re-encrypted under the current key',
+      );
+      return { reencrypted, unchanged, unreadable };
     });
   }
 
@@ -277,6 +294,21 @@ export class CatalogService {
     const value = { ...destination, settings: resealSettings(destination.settings, this.sealer) };
     await this.writer.put({ kind: 'destination', value }, destination.version);
     return value;
+  }
+
+  /**
+   * What a patch does to the Standard Webhooks secret: the new secret sealed, null (remove) or
+   * undefined (keep). A patch that sends the secret already set (a client sending its whole
+   * settings on every change) keeps it: that is no rotation, and treating it as one would drop the
+   * previous secret while receivers may still verify with it, and restart the overlap.
+   */
+  private standardWebhooksChange(
+    stored: StoredSecret | undefined,
+    given: string | null | undefined,
+  ): StoredSecret | null | undefined {
+    if (given === null || given === undefined) return given;
+    if (stored !== undefined && this.sealer.opensTo(stored, given)) return undefined;
+    return this.sealer.seal(given);
   }
 
   private sealed(secret: string | null | undefined): string | undefined {

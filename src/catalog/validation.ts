@@ -262,7 +262,7 @@ export const destinationPatchSchema = z
           .meta({ description: 'A new secret; null removes it; absent keeps it.' }),
         standardWebhooksSecret: standardWebhooksSecret.nullable().optional().meta({
           description:
-            'A new secret; the previous one also signs for HOOKLINE_SECRET_ROTATION_OVERLAP (default 24 h). null removes both; absent keeps them.',
+            'A new secret; the previous one also signs for HOOKLINE_SECRET_ROTATION_OVERLAP (default 24 h). null removes both; absent, or the secret already set, keeps them.',
         }),
         webhooks: webhooks.optional().meta({ description: 'Replaces the whole list when given.' }),
         maxRequestsPerSecond: maxRequestsPerSecond

@@ -65,3 +65,20 @@ function copyOf(value: object): Record<string, unknown> {
     return { type: value.name, message: value.message, stack: value.stack, ...(value as object) };
   return { ...value };
 }
+
+/**
+ * A URL as logs, banners and the admin API show it: a password in it (`https://user:pass@host`,
+ * a registry URL or a webhook URL written before the admin API refused credentials in URLs)
+ * reads as `[redacted]`. Text that is not a URL is returned as it is.
+ */
+export function urlWithoutPassword(url: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return url;
+  }
+  if (parsed.password === '') return url;
+  const { protocol, username, host, pathname, search, hash } = parsed;
+  return `${protocol}//${username}:${REDACTED}@${host}${pathname}${search}${hash}`;
+}

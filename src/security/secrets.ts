@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { HooklineError } from '../core/errors';
 
 /**
@@ -87,6 +87,8 @@ export interface SecretSealer {
   reseal(stored: StoredSecret): StoredSecret;
   /** True when `reseal` would change the value: plaintext, or sealed under another key. */
   needsReseal(stored: StoredSecret): boolean;
+  /** True when the stored value opens to `plaintext`; false when it differs or cannot be opened. */
+  opensTo(stored: StoredSecret, plaintext: string): boolean;
 }
 
 /** What signing and sending need. */
@@ -169,6 +171,19 @@ export class SecretKeyring implements SecretSealer, SecretOpener {
 
   reseal(stored: StoredSecret): StoredSecret {
     return this.needsReseal(stored) ? this.seal(this.open(stored)) : stored;
+  }
+
+  opensTo(stored: StoredSecret, plaintext: string): boolean {
+    let opened: string;
+    try {
+      opened = this.open(stored);
+    } catch (err) {
+      if (err instanceof SecretUnreadableError) return false;
+      throw err;
+    }
+    // Digests of equal length, so the comparison's time says nothing about either value.
+    const digest = (text: string) => createHash('sha256').update(text, 'utf8').digest();
+    return timingSafeEqual(digest(opened), digest(plaintext));
   }
 
   toJSON(): { currentKeyId: string; keyIds: string[] } {

@@ -136,7 +136,7 @@ describe('secrets encrypted at rest', () => {
     // Re-encrypted under the (old) current key: the plaintext is gone from the latest record.
     expect(await before.admin('POST', '/api/v1/secrets/reencrypt')).toEqual({
       status: 200,
-      body: { reencrypted: 1, unchanged: 0 },
+      body: { reencrypted: 1, unchanged: 0, unreadable: [] },
     });
     await scope.stop(before);
 
@@ -159,7 +159,7 @@ describe('secrets encrypted at rest', () => {
       now: Date.now,
       sleep: async () => undefined,
     });
-    expect([code, JSON.parse(out)]).toEqual([0, { reencrypted: 1, unchanged: 0 }]);
+    expect([code, JSON.parse(out)]).toEqual([0, { reencrypted: 1, unchanged: 0, unreadable: [] }]);
     await scope.stop(rotating);
 
     // 3. The old key retired: everything was re-encrypted, so deliveries go on.

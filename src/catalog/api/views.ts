@@ -1,6 +1,10 @@
 import { z } from 'zod';
 import type { Destination, Source } from '../../records/catalog-model';
+import { urlWithoutPassword } from '../../observability/redact';
 import { REDACTED_HEADER_VALUE } from '../validation';
+
+/** Kept here too: the API's views were its first user. */
+export { urlWithoutPassword };
 
 /**
  * What the admin API returns. These schemas document the responses in the OpenAPI document and
@@ -100,6 +104,10 @@ export const reencryptResultSchema = z
   .object({
     reencrypted: z.number().int().meta({ description: 'Destinations rewritten under the current key.' }),
     unchanged: z.number().int().meta({ description: 'Destinations already entirely under the current key.' }),
+    unreadable: z.array(z.string()).meta({
+      description:
+        'Ids of destinations not rewritten: a value of theirs opens with neither HOOKLINE_SECRETS_KEY nor HOOKLINE_SECRETS_KEY_PREVIOUS (the reason is logged). Set those values again, or delete the destination.',
+    }),
   })
   .meta({ id: 'ReencryptResult' });
 
@@ -150,21 +158,4 @@ export function destinationView(destination: Destination, circuits?: CircuitRead
     createdAt: destination.createdAt,
     updatedAt: destination.updatedAt,
   };
-}
-
-/**
- * A webhook URL as the API shows it: a password in it (kept by a destination written before the
- * admin API refused credentials in URLs) reads as `[redacted]`, as header values do. Delivery never
- * sent it; it is a secret all the same.
- */
-export function urlWithoutPassword(url: string): string {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    return url;
-  }
-  if (parsed.password === '') return url;
-  const { protocol, username, host, pathname, search, hash } = parsed;
-  return `${protocol}//${username}:${REDACTED_HEADER_VALUE}@${host}${pathname}${search}${hash}`;
 }

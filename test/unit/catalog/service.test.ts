@@ -133,12 +133,82 @@ describe('CatalogService', () => {
       'legacy-key',
     );
 
-    await expect(after.reencryptDestinations()).resolves.toEqual({ reencrypted: 1, unchanged: 1 });
+    await expect(after.reencryptDestinations()).resolves.toEqual({
+      reencrypted: 1,
+      unchanged: 1,
+      unreadable: [],
+    });
     const moved = store.destination(underOldKey.id)!;
     expect(sealedKeyId(moved.settings.sharedSecret!)).toBe(rotated.currentKeyId);
     expect(moved.updatedAt).toBe(underOldKey.updatedAt);
     expect(new SecretKeyring({ current: NEW_KEY }).open(moved.settings.sharedSecret!)).toBe('s');
-    await expect(after.reencryptDestinations()).resolves.toEqual({ reencrypted: 0, unchanged: 2 });
+    await expect(after.reencryptDestinations()).resolves.toEqual({
+      reencrypted: 0,
+      unchanged: 2,
+      unreadable: [],
+    });
+  });
+
+  it('reencrypt skips a destination no key opens, names it, and still moves the others', async () => {
+    const { service, store, writer } = setup();
+    const { source } = await service.createSource({ name: 'Web', enabled: true });
+    const lost = new SecretKeyring({ current: Buffer.alloc(32, 9) });
+    const written = (id: string, sharedSecret: string) =>
+      writer.put({
+        kind: 'destination',
+        value: {
+          id,
+          sourceId: source.id,
+          name: id,
+          enabled: true,
+          settings: { sharedSecret, webhooks: [{ url: 'https://example.com/hook', headers: {} }] },
+          createdAt: '2024-01-01T00:00:00.000Z',
+          updatedAt: '2024-01-01T00:00:00.000Z',
+        },
+      });
+    // Iterated first: before, its error ended the run and the other stayed under the old key.
+    const lostSealed = lost.seal('gone');
+    await written('dst_a_lost_key', lostSealed);
+    await written('dst_b_old_key', keyring.seal('kept'));
+
+    const rotated = new SecretKeyring({ current: NEW_KEY, previous: KEY });
+    const after = new CatalogService({ store, writer, sealer: rotated, logger: silentLogger() });
+    await expect(after.reencryptDestinations()).resolves.toEqual({
+      reencrypted: 1,
+      unchanged: 0,
+      unreadable: ['dst_a_lost_key'],
+    });
+    const moved = store.destination('dst_b_old_key')!.settings.sharedSecret!;
+    expect(new SecretKeyring({ current: NEW_KEY }).open(moved)).toBe('kept');
+    expect(store.destination('dst_a_lost_key')!.settings.sharedSecret).toBe(lostSealed);
+  });
+
+  it('keeps the Standard Webhooks rotation when a patch re-sends the secret already set', async () => {
+    const { service, store } = setup();
+    const { source } = await service.createSource({ name: 'Web', enabled: true });
+    const oldSecret = `whsec_${Buffer.alloc(32, 1).toString('base64')}`;
+    const newSecret = `whsec_${Buffer.alloc(32, 2).toString('base64')}`;
+    const created = await service.createDestination(
+      newDestination(source.id, { webhooks, standardWebhooksSecret: oldSecret }),
+    );
+    const rotated = await service.updateDestination(
+      created.id,
+      destinationPatchSchema.parse({ settings: { standardWebhooksSecret: newSecret } }),
+    );
+    const rotatedAt = rotated.settings.standardWebhooksPrevious!.rotatedAt;
+
+    // A client sending its whole settings again (same secret) within the overlap.
+    await service.updateDestination(
+      created.id,
+      destinationPatchSchema.parse({
+        name: 'Renamed',
+        settings: { webhooks, standardWebhooksSecret: newSecret },
+      }),
+    );
+    const stored = store.destination(created.id)!.settings;
+    expect(keyring.open(stored.standardWebhooksSecret!)).toBe(newSecret);
+    expect(keyring.open(stored.standardWebhooksPrevious!.secret)).toBe(oldSecret);
+    expect(stored.standardWebhooksPrevious!.rotatedAt).toBe(rotatedAt);
   });
 
   it('refuses to delete a source with destinations unless cascading, which deletes them first', async () => {

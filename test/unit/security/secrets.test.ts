@@ -61,6 +61,14 @@ describe('SecretKeyring', () => {
     expect(ring.reseal(resealed)).toBe(resealed); // already current: unchanged
   });
 
+  it('tells whether a stored value opens to a given plaintext (false when unreadable)', () => {
+    const sealed = ring.seal(SECRET);
+    expect(ring.opensTo(sealed, SECRET)).toBe(true);
+    expect(ring.opensTo(sealed, `${SECRET}x`)).toBe(false);
+    expect(ring.opensTo(SECRET, SECRET)).toBe(true); // legacy plaintext
+    expect(ring.opensTo(new SecretKeyring({ current: KEY_B }).seal(SECRET), SECRET)).toBe(false);
+  });
+
   it('opens values of the previous key and reseals them under the current one', () => {
     const old = new SecretKeyring({ current: KEY_A }).seal(SECRET);
     const rotated = new SecretKeyring({ current: KEY_B, previous: KEY_A });
