@@ -14,10 +14,17 @@
 /** Keys whose values are secrets wherever they appear (compared exactly, as the code names them). */
 export const SECRET_KEYS: ReadonlySet<string> = new Set([
   'sharedSecret',
+  'standardWebhooksSecret',
+  // { secret, rotatedAt }: the secret a rotation replaced.
+  'standardWebhooksPrevious',
+  'secret',
+  'secretsKey',
   'writeKey',
   'adminToken',
   'password',
   'authorization',
+  // As HTTP headers arrive from some clients and as people write them.
+  'Authorization',
 ]);
 
 export const REDACTED = '[redacted]';

@@ -20,6 +20,22 @@ describe('logger redaction', () => {
     ['a top-level admin token', { adminToken: SECRET }, { adminToken: REDACTED }],
     ['a top-level password', { password: SECRET }, { password: REDACTED }],
     ['a top-level authorization', { authorization: SECRET }, { authorization: REDACTED }],
+    ['an Authorization header as written', { Authorization: SECRET }, { Authorization: REDACTED }],
+    [
+      'a Standard Webhooks secret and the one it replaced',
+      {
+        settings: {
+          standardWebhooksSecret: SECRET,
+          standardWebhooksPrevious: { secret: SECRET, rotatedAt: 'x' },
+        },
+      },
+      { settings: { standardWebhooksSecret: REDACTED, standardWebhooksPrevious: REDACTED } },
+    ],
+    [
+      'a secret under its plain name',
+      { secret: SECRET, secretsKey: SECRET },
+      { secret: REDACTED, secretsKey: REDACTED },
+    ],
     [
       'a secret one level down',
       { config: { adminToken: SECRET, port: 8080 } },
