@@ -11,8 +11,15 @@ import type { Destination, Source } from '../records/catalog-model';
 import type { CatalogEntity } from '../records/catalog';
 import type { CatalogStore } from './store';
 import { createAddressPolicy, type AddressPolicy } from '../security/address-policy';
-import type { SecretSealer } from '../security/secrets';
-import { needsReseal, nextStandardWebhooks, resealSettings, sealHeaders } from './secrets';
+import type { SecretOpener, SecretSealer } from '../security/secrets';
+import {
+  needsReseal,
+  nextStandardWebhooks,
+  resealSettings,
+  sameDestination,
+  sameSecret,
+  sealHeaders,
+} from './secrets';
 import { blockedWebhook, definedFields, settingsOf, withRateLimit } from './settings';
 import { OperationQueue, expectVersion, found, nextVersion, type WriteCondition } from './operations';
 import type { DestinationCreate, DestinationPatch, SourceCreate, SourcePatch } from './validation';
@@ -29,8 +36,11 @@ export interface CatalogWrites {
 export interface CatalogServiceOptions {
   store: CatalogStore;
   writer: CatalogWrites;
-  /** Seals secrets and header values before they are written (HOOKLINE_SECRETS_KEY). */
-  sealer: SecretSealer;
+  /**
+   * Seals secrets and header values before they are written (HOOKLINE_SECRETS_KEY), and opens
+   * stored ones to tell whether a PATCH changes them.
+   */
+  sealer: SecretSealer & SecretOpener;
   logger: Logger;
   clock?: Clock;
   /**
@@ -56,7 +66,7 @@ export interface ReencryptResult {
 export class CatalogService {
   private readonly store: CatalogStore;
   private readonly writer: CatalogWrites;
-  private readonly sealer: SecretSealer;
+  private readonly sealer: SecretSealer & SecretOpener;
   private readonly logger: Logger;
   private readonly clock: Clock;
   private readonly addressPolicy: AddressPolicy;
@@ -174,7 +184,13 @@ export class CatalogService {
           : this.sealed(settingsPatch.sharedSecret);
       const webhooks = settingsPatch?.webhooks;
       const now = this.now();
-      const standardWebhooksChange = settingsPatch?.standardWebhooksSecret;
+      const standardWebhooksChange = sameSecret(
+        settingsPatch?.standardWebhooksSecret,
+        current.settings.standardWebhooksSecret,
+        this.sealer,
+      )
+        ? undefined
+        : settingsPatch?.standardWebhooksSecret;
       const destination: Destination = {
         ...current,
         ...definedFields(fields),
@@ -196,6 +212,8 @@ export class CatalogService {
         updatedAt: now,
         version: nextVersion(current),
       };
+      // A PATCH that changes nothing writes nothing: no new version, no rotation, no ETag change.
+      if (sameDestination(current, destination, this.sealer)) return current;
       const updated = await this.putDestination(destination);
       this.logger.info({ destinationId: id, sourceId: updated.sourceId }, 'destination updated');
       return updated;
