@@ -106,8 +106,13 @@ export class CatalogService {
   updateSource(id: string, patch: SourcePatch, condition: WriteCondition = {}): Promise<Source> {
     return this.operations.versioned(id, condition, async () => {
       const current = expectVersion(found('source', id, this.store.source(id)), condition);
+      const changes = definedFields(patch);
+      // As for destinations: a PATCH that changes nothing writes nothing.
+      if (Object.entries(changes).every(([field, value]) => current[field as keyof Source] === value)) {
+        return current;
+      }
       const version = nextVersion(current);
-      const source: Source = { ...current, ...definedFields(patch), updatedAt: this.now(), version };
+      const source: Source = { ...current, ...changes, updatedAt: this.now(), version };
       await this.writer.put({ kind: 'source', value: source }, version);
       this.logger.info({ sourceId: id, version }, 'source updated');
       return source;

@@ -86,3 +86,15 @@ describe('a destination PATCH that changes nothing', () => {
     expect(writer.log).toHaveLength(written + 1);
   });
 });
+
+describe('a source PATCH that changes nothing', () => {
+  it('answers the current source and writes nothing; a real change is a new version', async () => {
+    const { service, writer } = await setup();
+    const { source } = await service.createSource({ name: 'App', enabled: true });
+    const written = writer.log.length;
+    await expect(service.updateSource(source.id, { name: 'App', enabled: true })).resolves.toEqual(source);
+    expect(writer.log).toHaveLength(written);
+    await expect(service.updateSource(source.id, { enabled: false })).resolves.toMatchObject({ version: 2 });
+    expect(writer.log).toHaveLength(written + 1);
+  });
+});
