@@ -9,12 +9,14 @@
  * waits for them before it exits.
  */
 import cluster, { type Worker } from 'node:cluster';
-import { AggregatorRegistry } from 'prom-client';
+import { randomUUID } from 'node:crypto';
 import { AttemptQueryRelay } from './cluster-attempts';
+import { ClusterMetricsLedger } from './cluster-metrics';
 import {
   ATTEMPT_INDEX_DUTY_ENV,
   WORKER_MESSAGES,
   type AttemptsAnswer,
+  type MetricsSnapshotMessage,
   type WorkerReply,
   type WorkerRequest,
   type WorkerStarted,
@@ -48,10 +50,14 @@ const MAX_RESTART_DELAY_MS = 30_000;
 const STABLE_AFTER_MS = 60_000;
 /** An attempt query the keeping child has not answered in this long gets an error. */
 const ATTEMPT_QUERY_TIMEOUT_MS = 10_000;
+/** A child that has not given its metrics in this long counts with its previous snapshot. */
+const METRICS_SNAPSHOT_TIMEOUT_MS = 2_000;
 
 export function startWorkerGroup(options: WorkerGroupOptions): WorkerGroup {
   const { count, logger } = options;
-  const aggregator = new AggregatorRegistry();
+  const ledger = new ClusterMetricsLedger();
+  /** Metrics snapshots asked of children and not answered yet, by request id. */
+  const snapshotsAsked = new Map<string, () => void>();
   const started = new Set<number>();
   const startedAt = new Map<number, number>();
   let announced = false;
@@ -71,31 +77,66 @@ export function startWorkerGroup(options: WorkerGroupOptions): WorkerGroup {
     logger.info({ worker: worker.id, pid: worker.process.pid, keepsAttemptIndex }, 'worker process forked');
   };
 
-  cluster.on('message', (worker: Worker, message: WorkerRequest | WorkerStarted | AttemptsAnswer) => {
-    if (message?.type === WORKER_MESSAGES.attempts) {
-      relay.ask(peer(worker), message);
-    } else if (message?.type === WORKER_MESSAGES.attemptsAnswer) {
-      relay.answered(message);
-    } else if (message?.type === WORKER_MESSAGES.started) {
-      if (worker.id === keeperId) relay.keeperStarted(peer(worker));
-      started.add(worker.id);
-      if (!announced && started.size >= count) {
-        announced = true;
-        options.onAllStarted({ httpPort: message.httpPort, adminPort: message.adminPort });
+  /** Asks every connected child for its metrics; resolves when all answered or timed out. */
+  const gatherMetrics = async (): Promise<string> => {
+    const children = Object.values(cluster.workers ?? {}).filter(
+      (w): w is Worker => w !== undefined && w.isConnected(),
+    );
+    await Promise.all(
+      children.map(
+        (w) =>
+          new Promise<void>((resolve) => {
+            const id = randomUUID();
+            const timer = setTimeout(() => {
+              snapshotsAsked.delete(id);
+              resolve();
+            }, METRICS_SNAPSHOT_TIMEOUT_MS);
+            snapshotsAsked.set(id, () => {
+              clearTimeout(timer);
+              resolve();
+            });
+            peer(w).send({ type: WORKER_MESSAGES.metricsSnapshot, id } satisfies MetricsSnapshotMessage);
+          }),
+      ),
+    );
+    return ledger.text();
+  };
+
+  cluster.on(
+    'message',
+    (worker: Worker, message: WorkerRequest | WorkerStarted | AttemptsAnswer | MetricsSnapshotMessage) => {
+      if (message?.type === WORKER_MESSAGES.metricsSnapshot) {
+        const answered = snapshotsAsked.get(message.id);
+        if (!answered || message.metrics === undefined) return;
+        snapshotsAsked.delete(message.id);
+        ledger.report(worker.id, message.metrics);
+        answered();
+      } else if (message?.type === WORKER_MESSAGES.attempts) {
+        relay.ask(peer(worker), message);
+      } else if (message?.type === WORKER_MESSAGES.attemptsAnswer) {
+        relay.answered(message);
+      } else if (message?.type === WORKER_MESSAGES.started) {
+        if (worker.id === keeperId) relay.keeperStarted(peer(worker));
+        started.add(worker.id);
+        if (!announced && started.size >= count) {
+          announced = true;
+          options.onAllStarted({ httpPort: message.httpPort, adminPort: message.adminPort });
+        }
+      } else if (message?.type === WORKER_MESSAGES.metrics) {
+        gatherMetrics().then(
+          (text) => reply(worker, { id: message.id, text }),
+          (err: Error) => reply(worker, { id: message.id, error: err.message }),
+        );
+      } else if (message?.type === WORKER_MESSAGES.ready) {
+        const live = Object.values(cluster.workers ?? {}).filter((w) => w && started.has(w.id)).length;
+        reply(worker, { id: message.id, ready: !stopping && live >= count });
       }
-    } else if (message?.type === WORKER_MESSAGES.metrics) {
-      aggregator.clusterMetrics().then(
-        (text) => reply(worker, { id: message.id, text }),
-        (err: Error) => reply(worker, { id: message.id, error: err.message }),
-      );
-    } else if (message?.type === WORKER_MESSAGES.ready) {
-      const live = Object.values(cluster.workers ?? {}).filter((w) => w && started.has(w.id)).length;
-      reply(worker, { id: message.id, ready: !stopping && live >= count });
-    }
-  });
+    },
+  );
 
   cluster.on('exit', (worker, code, signal) => {
     started.delete(worker.id);
+    void ledger.retire(worker.id);
     const keptAttemptIndex = worker.id === keeperId;
     if (keptAttemptIndex) {
       keeperId = undefined;

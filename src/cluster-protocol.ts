@@ -3,11 +3,14 @@
  * combines across children on the one /metrics. Counters and histograms add up (prom-client's
  * default `sum`); a gauge every process computes for the whole cluster would be counted N times.
  */
+import type { MetricsSnapshot } from './cluster-metrics';
 import type { AttemptQuery, AttemptsFound } from './operations/attempt-log';
 
 export const WORKER_MESSAGES = {
   started: 'hookline:worker-started',
   metrics: 'hookline:metrics',
+  /** The primary asks a child for its own metrics (as JSON), and the child answers with the same type. */
+  metricsSnapshot: 'hookline:metrics-snapshot',
   ready: 'hookline:workers-ready',
   /** A child asks for recent attempts; the primary passes it to the child keeping the index. */
   attempts: 'hookline:attempts',
@@ -41,6 +44,12 @@ export type WorkerReply = {
   ready?: boolean;
   found?: AttemptsFound;
   error?: string;
+};
+/** The primary's request for a child's metrics, and (with `metrics`) the child's answer. */
+export type MetricsSnapshotMessage = {
+  type: typeof WORKER_MESSAGES.metricsSnapshot;
+  id: string;
+  metrics?: MetricsSnapshot;
 };
 export type WorkerStarted = { type: typeof WORKER_MESSAGES.started; httpPort: number; adminPort?: number };
 

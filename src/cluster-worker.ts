@@ -6,7 +6,7 @@
  */
 import cluster from 'node:cluster';
 import { randomUUID } from 'node:crypto';
-import { AggregatorRegistry, type Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
 import { HttpError } from './http/respond';
 import type { HttpServerOptions, ReadinessCheck } from './http/server';
 import { errorMessage } from './core/errors';
@@ -18,13 +18,14 @@ import {
   WORKER_MESSAGES,
   type AttemptsAnswer,
   type AttemptsRequest,
+  type MetricsSnapshotMessage,
   type WorkerReply,
   type WorkerRequest,
 } from './cluster-protocol';
 
 /** What a child serves for the whole group of processes. */
 export interface WorkerGroupView {
-  /** `/metrics`: the aggregate of every child's registry (prom-client's AggregatorRegistry). */
+  /** `/metrics`: the aggregate of every child's registry, kept by the primary (cluster-metrics.ts). */
   server: Required<Pick<HttpServerOptions, 'metricsText'>>;
   /** Ready when every child the primary runs has started. */
   readiness: ReadinessCheck;
@@ -47,9 +48,7 @@ const ASK_TIMEOUT_MS = 10_000;
 
 /** Answers the primary's metric requests with `metrics`, and gives the view of the whole group. */
 export function joinWorkerGroup(metrics: Registry): WorkerGroupView {
-  // Constructing it installs prom-client's listener for the primary's requests in this child.
-  new AggregatorRegistry();
-  AggregatorRegistry.setRegistries([metrics]);
+  answerMetricsSnapshots(metrics);
   const metricsText = async () => {
     const reply = await askPrimary({ type: WORKER_MESSAGES.metrics, id: randomUUID() });
     if (reply.error !== undefined || reply.text === undefined) {
@@ -100,6 +99,29 @@ function serveAttempts(source: AttemptSource): () => void {
   };
   process.on('message', onMessage);
   return () => process.off('message', onMessage);
+}
+
+/** The registry whose metrics this child reports to the primary (a start-up tried again replaces it). */
+let reportedRegistry: Registry | undefined;
+
+/** Answers the primary's requests for this child's metrics with `metrics` (one listener per process). */
+function answerMetricsSnapshots(metrics: Registry): void {
+  const listening = reportedRegistry !== undefined;
+  reportedRegistry = metrics;
+  if (listening) return;
+  process.on('message', (message: Partial<MetricsSnapshotMessage> | undefined) => {
+    if (message?.type !== WORKER_MESSAGES.metricsSnapshot || message.metrics !== undefined) return;
+    const { id } = message as MetricsSnapshotMessage;
+    reportedRegistry!.getMetricsAsJSON().then(
+      (snapshot) =>
+        process.send?.({
+          type: WORKER_MESSAGES.metricsSnapshot,
+          id,
+          metrics: snapshot as MetricsSnapshotMessage['metrics'],
+        } satisfies MetricsSnapshotMessage),
+      () => undefined, // unanswered: the primary counts this child's previous snapshot
+    );
+  });
 }
 
 /** Sets how each metric of `metrics` combines across children (run once its metrics exist). */

@@ -4,7 +4,7 @@ import type { AvroCodec } from '../avro/codec';
 import type { Clock } from '../core/clock';
 import type { Logger } from '../observability/logger';
 import type { AddressPolicy } from '../security/address-policy';
-import type { SecretSealer } from '../security/secrets';
+import type { SecretOpener, SecretSealer } from '../security/secrets';
 import { withDeadline } from '../core/deadline';
 import { CatalogLagError } from './errors';
 import { startMaterialiser, type Materialiser } from './materialiser';
@@ -40,7 +40,7 @@ export interface CatalogOptions {
   /** Base of this process's consumer group id. */
   clientId: string;
   /** Seals destination secrets and header values before they are written (the secrets keyring). */
-  sealer: SecretSealer;
+  sealer: SecretSealer & SecretOpener;
   logger: Logger;
   clock: Clock;
   metrics?: Registry;

@@ -1,5 +1,5 @@
-import type { SecretSealer, StoredSecret } from '../security/secrets';
-import type { DestinationSettings } from '../records/catalog-model';
+import type { SecretOpener, SecretSealer, StoredSecret } from '../security/secrets';
+import type { Destination, DestinationSettings } from '../records/catalog-model';
 
 /**
  * Where the catalog meets the secrets kernel: every value of a destination's settings that may be
@@ -83,4 +83,54 @@ export function nextStandardWebhooks(
     standardWebhooksSecret: change,
     ...(previous !== undefined && { standardWebhooksPrevious: { secret: previous, rotatedAt: now } }),
   };
+}
+
+/**
+ * Whether `next` (a patched destination, its new values sealed) says exactly what `current`
+ * does: every field but `updatedAt` and `version`, with each secret and header value compared
+ * opened (sealing the same value twice gives different bytes). A value that cannot be opened
+ * here counts as changed.
+ */
+export function sameDestination(current: Destination, next: Destination, opener: SecretOpener): boolean {
+  const comparable = (d: Destination) => {
+    const { settings, ...rest } = d;
+    const open = (value: StoredSecret | undefined) => (value === undefined ? undefined : opener.open(value));
+    return JSON.stringify(
+      sortedKeys({
+        ...rest,
+        updatedAt: undefined,
+        version: undefined,
+        settings: {
+          ...settings,
+          sharedSecret: open(settings.sharedSecret),
+          standardWebhooksSecret: open(settings.standardWebhooksSecret),
+          standardWebhooksPrevious: settings.standardWebhooksPrevious && {
+            ...settings.standardWebhooksPrevious,
+            secret: open(settings.standardWebhooksPrevious.secret),
+          },
+          webhooks: settings.webhooks.map((w) => ({
+            ...w,
+            headers: Object.fromEntries(Object.entries(w.headers).map(([name, v]) => [name, open(v)])),
+          })),
+        },
+      }),
+    );
+  };
+  try {
+    return comparable(current) === comparable(next);
+  } catch {
+    return false;
+  }
+}
+
+/** A JSON-like value with every object's keys in order and undefined members left out. */
+function sortedKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortedKeys);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([k, v]) => [k, sortedKeys(v)]),
+  );
 }

@@ -11,8 +11,13 @@ import type { Destination, Source } from '../records/catalog-model';
 import type { CatalogEntity } from '../records/catalog';
 import type { CatalogStore } from './store';
 import { createAddressPolicy, type AddressPolicy } from '../security/address-policy';
-import { SecretUnreadableError, type SecretSealer, type StoredSecret } from '../security/secrets';
-import { needsReseal, nextStandardWebhooks, resealSettings, sealHeaders } from './secrets';
+import {
+  SecretUnreadableError,
+  type SecretOpener,
+  type SecretSealer,
+  type StoredSecret,
+} from '../security/secrets';
+import { needsReseal, nextStandardWebhooks, resealSettings, sameDestination, sealHeaders } from './secrets';
 import { blockedWebhook, definedFields, settingsOf, withRateLimit } from './settings';
 import { OperationQueue, expectVersion, found, nextVersion, type WriteCondition } from './operations';
 import type { DestinationCreate, DestinationPatch, SourceCreate, SourcePatch } from './validation';
@@ -29,8 +34,11 @@ export interface CatalogWrites {
 export interface CatalogServiceOptions {
   store: CatalogStore;
   writer: CatalogWrites;
-  /** Seals secrets and header values before they are written (HOOKLINE_SECRETS_KEY). */
-  sealer: SecretSealer;
+  /**
+   * Seals secrets and header values before they are written (HOOKLINE_SECRETS_KEY), and opens
+   * stored ones to tell whether a PATCH changes them.
+   */
+  sealer: SecretSealer & SecretOpener;
   logger: Logger;
   clock?: Clock;
   /**
@@ -60,7 +68,7 @@ export interface ReencryptResult {
 export class CatalogService {
   private readonly store: CatalogStore;
   private readonly writer: CatalogWrites;
-  private readonly sealer: SecretSealer;
+  private readonly sealer: SecretSealer & SecretOpener;
   private readonly logger: Logger;
   private readonly clock: Clock;
   private readonly addressPolicy: AddressPolicy;
@@ -100,8 +108,13 @@ export class CatalogService {
   updateSource(id: string, patch: SourcePatch, condition: WriteCondition = {}): Promise<Source> {
     return this.operations.versioned(id, condition, async () => {
       const current = expectVersion(found('source', id, this.store.source(id)), condition);
+      const changes = definedFields(patch);
+      // As for destinations: a PATCH that changes nothing writes nothing.
+      if (Object.entries(changes).every(([field, value]) => current[field as keyof Source] === value)) {
+        return current;
+      }
       const version = nextVersion(current);
-      const source: Source = { ...current, ...definedFields(patch), updatedAt: this.now(), version };
+      const source: Source = { ...current, ...changes, updatedAt: this.now(), version };
       await this.writer.put({ kind: 'source', value: source }, version);
       this.logger.info({ sourceId: id, version }, 'source updated');
       return source;
@@ -199,6 +212,8 @@ export class CatalogService {
         updatedAt: now,
         version: nextVersion(current),
       };
+      // A PATCH that changes nothing writes nothing: no new version, no rotation, no ETag change.
+      if (sameDestination(current, destination, this.sealer)) return current;
       const updated = await this.putDestination(destination);
       this.logger.info({ destinationId: id, sourceId: updated.sourceId }, 'destination updated');
       return updated;

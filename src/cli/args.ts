@@ -39,7 +39,8 @@ export const USAGE = `Usage: hookline <command> [options]
   secrets reencrypt rewrites every destination under HOOKLINE_SECRETS_KEY (after a key rotation,
   or to seal values written before encryption).
 
-  T is an ISO 8601 time (2024-05-01T10:00:00Z) or a duration ago (30m, 2h, 1d).
+  T is an ISO 8601 time with Z or an offset (2024-05-01T10:00:00Z), a date (midnight UTC) or a
+  duration ago (30m, 2h, 1d).
   O is delivered, retry_scheduled, dead_lettered or deferred.
   --json prints the API's JSON answer instead of a table.
 
@@ -202,13 +203,37 @@ function split(argv: string[]): {
 /** Options that never take a value. */
 const FLAGS = new Set(['all', 'wait']);
 
+/**
+ * A date (midnight UTC), a date and time with `Z` or an offset, as the admin API takes it. No
+ * local time: the operator's shell time zone would silently move a redrive's or replay's range.
+ */
+const ISO_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?(Z|[+-]\d{2}:\d{2}))?$/;
+
 /** An ISO 8601 time as given, or a duration (`30m`, `2h`, `1d`) ago. */
 export function parseTime(text: string, nowMs: number): string {
   const agoMs = parseDurationMs(text);
   if (agoMs !== undefined && /[a-z]$/.test(text.trim())) return new Date(nowMs - agoMs).toISOString();
-  const ms = Date.parse(text);
-  if (!/^\d{4}-\d{2}-\d{2}/.test(text) || Number.isNaN(ms)) {
-    throw new UsageError(`'${text}' is neither an ISO 8601 time nor a duration such as 30m, 2h, 1d`);
+  const parts = ISO_TIME.exec(text);
+  if (!parts) {
+    const local = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?$/.test(text);
+    throw new UsageError(
+      local
+        ? `'${text}' has no time zone: add Z (UTC) or an offset such as +02:00`
+        : `'${text}' is neither an ISO 8601 time nor a duration such as 30m, 2h, 1d`,
+    );
   }
+  const [year, month, day, hour, minute, second] = parts.slice(1, 7).map((p) => Number(p ?? 0));
+  const ms = Date.parse(parts[4] === undefined ? `${text}T00:00:00Z` : text);
+  // Date.parse rolls an impossible date over (2024-02-30 is 1 March): the fields must stay.
+  const fields = new Date(Date.UTC(year!, month! - 1, day!, hour, minute, second));
+  const valid =
+    !Number.isNaN(ms) &&
+    fields.getUTCFullYear() === year &&
+    fields.getUTCMonth() === month! - 1 &&
+    fields.getUTCDate() === day &&
+    fields.getUTCHours() === hour &&
+    fields.getUTCMinutes() === minute &&
+    fields.getUTCSeconds() === second;
+  if (!valid) throw new UsageError(`'${text}' is not a valid date and time`);
   return new Date(ms).toISOString();
 }

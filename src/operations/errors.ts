@@ -61,6 +61,23 @@ export class DestinationDisabledError extends HooklineError {
   }
 }
 
+/**
+ * A replay of this destination is already running (on this process or another): a second one
+ * would send every event of their common range twice.
+ */
+export class ReplayRunningError extends HooklineError {
+  readonly retriable = false;
+  readonly code = 'replay_running';
+  constructor(
+    readonly destinationId: string,
+    readonly replayId: string,
+  ) {
+    super(
+      `replay ${replayId} of destination ${destinationId} is still running; wait until GET /api/v1/replays/${replayId} says done`,
+    );
+  }
+}
+
 /** This process already runs its maximum of replays at once. */
 export class TooManyReplaysError extends HooklineError {
   readonly retriable = true;
@@ -88,6 +105,9 @@ export function toOperationsHttpError(err: unknown): unknown {
     return new HttpError(404, err.code, err.message);
   }
   if (err instanceof DestinationDisabledError) return new HttpError(409, err.code, err.message);
+  if (err instanceof ReplayRunningError) {
+    return new HttpError(409, err.code, err.message, { replayId: err.replayId });
+  }
   if (err instanceof TooManyReplaysError) return new HttpError(429, err.code, err.message);
   if (
     err instanceof DlqIndexLoadingError ||

@@ -67,6 +67,15 @@ export class ReplayBoard {
       : progress;
   }
 
+  /** A replay of this destination still running, on any process, or undefined. */
+  runningFor(destinationId: string): ReplayProgress | undefined {
+    for (const id of this.known.keys()) {
+      const progress = this.get(id);
+      if (progress?.state === 'running' && progress.destinationId === destinationId) return progress;
+    }
+    return undefined;
+  }
+
   /**
    * Writes a replay's progress (at most once a second while it runs; always at its start and end).
    * Resolves once Kafka has it, or at once when skipped.

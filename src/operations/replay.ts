@@ -11,6 +11,7 @@ import {
   DestinationDisabledError,
   OperationsStoppedError,
   ReplayNotFoundError,
+  ReplayRunningError,
   TooManyReplaysError,
 } from './errors';
 import { startFollower, type FollowedRecord, type Follower } from '../kafka/follower';
@@ -58,7 +59,8 @@ interface Replay {
  * `since` (Kafka record time) up to the high watermarks observed when the replay starts, each
  * event decoded and routed again to that destination only (events of other sources, or that its
  * integrations settings exclude, write nothing). Progress is kept in memory by the process that
- * runs the replay.
+ * runs the replay. One replay of a destination runs at a time, across processes (as far as the
+ * shared progress of `ReplayBoard` tells): another would deliver the events twice.
  */
 export class Replays {
   private readonly replays = new Map<string, Replay>();
@@ -72,6 +74,12 @@ export class Replays {
     const destination = this.options.catalog.destination(destinationId);
     if (!destination) throw new CatalogNotFoundError('destination', destinationId);
     if (!destination.enabled) throw new DestinationDisabledError(destinationId);
+    // A second replay of the destination would send the events of both ranges twice.
+    const already =
+      [...this.replays.values()].find(
+        (r) => r.progress.state === 'running' && r.progress.destinationId === destinationId,
+      )?.progress ?? this.options.board.runningFor(destinationId);
+    if (already) throw new ReplayRunningError(destinationId, already.id);
     const running = [...this.replays.values()].filter((r) => r.progress.state === 'running').length;
     if (running >= (this.options.maxRunning ?? 4)) throw new TooManyReplaysError(running);
 

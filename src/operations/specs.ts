@@ -110,7 +110,11 @@ export const OPERATIONS_ROUTES = {
       responses: {
         202: { description: 'Started.', schema: replayViewSchema },
         404: { description: 'No such destination (destination_not_found).' },
-        409: { description: 'The destination is disabled (destination_disabled).' },
+        409: {
+          description:
+            'The destination is disabled (destination_disabled), or a replay of it is still running, on any process ' +
+            '(replay_running, with its replayId).',
+        },
         429: { description: 'Too many replays running on this process (too_many_replays).' },
       },
     },

@@ -172,6 +172,10 @@ describe('HOOKLINE_WORKERS=2', () => {
       what: 'ready again with both children',
       timeoutMs: 60_000,
     });
+    // The killed child's counts stay in the group's counters (they went back to the survivor's).
+    expect(await (await fetch(`${base}/metrics`)).text()).toMatch(
+      /^hookline_ingest_events_total\{type="track",outcome="accepted"\} 400$/m,
+    );
     // Whichever child was killed, the group keeps its attempt index: the restarted keeper reads
     // the attempts topic again.
     await eventually(

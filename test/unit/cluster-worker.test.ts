@@ -1,18 +1,11 @@
 import { Registry } from 'prom-client';
 import { joinWorkerGroup } from '../../src/cluster-worker';
 import type { AttemptsFound, AttemptSource } from '../../src/operations/attempt-log';
+import { recordProcessSend } from '../support/process-send';
 
 /** The keeping child's side: questions the primary passes on are answered from the index served. */
 describe('a child keeping the attempt index', () => {
-  const sent: unknown[] = [];
-  const originalSend = process.send;
-  beforeEach(() => {
-    sent.length = 0;
-    process.send = ((message: unknown) => sent.push(message) > 0) as typeof process.send;
-  });
-  afterEach(() => {
-    process.send = originalSend;
-  });
+  const sent = recordProcessSend();
 
   const ask = async (id: string) => {
     process.emit(

@@ -79,7 +79,26 @@ describe('CLI arguments → admin API requests', () => {
     ['1d', '2024-04-30T12:00:00.000Z'],
     ['2024-05-01T10:00:00+02:00', '2024-05-01T08:00:00.000Z'],
     ['2024-05-01', '2024-05-01T00:00:00.000Z'],
+    ['2024-05-01T10:00Z', '2024-05-01T10:00:00.000Z'],
+    ['2024-05-01T10:00:00.250-05:00', '2024-05-01T15:00:00.250Z'],
+    ['2024-02-29', '2024-02-29T00:00:00.000Z'],
   ])('reads the time %s', (text, iso) => {
     expect(parseTime(text, NOW)).toBe(iso);
+  });
+
+  // A time without a zone was read in the shell's time zone, moving a redrive's or replay's
+  // range by hours; an impossible date was rolled over into the next month.
+  it.each([
+    ['2024-05-01T10:00:00', /no time zone: add Z/],
+    ['2024-05-01T10:00', /no time zone/],
+    ['2024-05-01 10:00', /no time zone/],
+    ['2024-02-30', /not a valid date/],
+    ['2023-02-29T00:00:00Z', /not a valid date/],
+    ['2024-05-01T24:00:00Z', /not a valid date/],
+    ['2024-05-01T10:00:00+0200', /neither an ISO 8601 time/],
+    ['2024-05-01trailing', /neither an ISO 8601 time/],
+  ])('refuses the time %s', (text, message) => {
+    expect(() => parseTime(text, NOW)).toThrow(UsageError);
+    expect(() => parseTime(text, NOW)).toThrow(message);
   });
 });
