@@ -78,6 +78,8 @@ interface Pending {
   resolve: () => void;
   reject: (err: Error) => void;
   abandoned: boolean;
+  /** Sent in a request of its own: a shared request with it was refused (see `sendBatch`). */
+  alone: boolean;
   /** Sent by then at the latest; 0: at once (a write that may not linger). */
   lingerUntilMs: number;
 }
@@ -163,6 +165,7 @@ export class BatchingProducer {
         resolve,
         reject,
         abandoned: false,
+        alone: false,
         lingerUntilMs: this.lingerMs > 0 ? this.clock.now() + this.lingerMs : 0,
       };
       const { ackTimeoutMs } = this.options;
@@ -224,7 +227,8 @@ export class BatchingProducer {
     let bytes = 0;
     while (
       state.queue.length > 0 &&
-      (batch.length === 0 || bytes + state.queue[0]!.bytes <= this.maxBatchBytes)
+      (batch.length === 0 ||
+        (!batch[0]!.alone && !state.queue[0]!.alone && bytes + state.queue[0]!.bytes <= this.maxBatchBytes))
     ) {
       const next = state.queue.shift()!;
       bytes += next.bytes;
@@ -253,10 +257,25 @@ export class BatchingProducer {
       for (const p of batch) p.resolve();
     } catch (err) {
       this.options.logger.warn({ err: errorMessage(err), messages: batch.length }, 'produce failed');
+      if (batch.length > 1 && isRefusal(err)) {
+        // The broker refused the request (a record too large for the topic, say), and sending it
+        // again cannot succeed: each caller goes again in a request of its own, in order, so the
+        // one whose records are refused fails alone instead of every caller in it, on every try.
+        for (const p of batch) p.alone = true;
+        this.state.queue.unshift(...batch);
+        this.state.queuedBytes += batch.reduce((n, p) => n + p.bytes, 0);
+        this.state.urgentQueued += batch.filter((p) => p.lingerUntilMs === 0).length;
+        return;
+      }
       const error = new KafkaUnavailableError(`Kafka write failed: ${errorMessage(err)}`, { cause: err });
       for (const p of batch) p.reject(error);
     }
   }
+}
+
+/** A kafkajs error that says retrying the same request cannot succeed (e.g. MESSAGE_TOO_LARGE). */
+function isRefusal(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && (err as { retriable?: unknown }).retriable === false;
 }
 
 function tooLarge(m: OutgoingMessage, size: number, maxRecordBytes: number): RecordTooLargeError {

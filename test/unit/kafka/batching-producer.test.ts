@@ -179,6 +179,58 @@ describe('BatchingProducer', () => {
     await Promise.all([before, after]);
   });
 
+  it('a request the broker refuses fails only the caller whose records it refuses', async () => {
+    // MESSAGE_TOO_LARGE for a topic whose max.message.bytes is under the record: kafkajs rejects the
+    // whole request (not retriable). Every caller sharing it failed, and failed again on each retry.
+    const { producer, calls } = controllableProducer();
+    const p = new BatchingProducer({ producer, ackTimeoutMs: undefined, logger: silentLogger() });
+    const outcome = (promise: Promise<void>) =>
+      promise.then(
+        () => 'acknowledged',
+        (err: unknown) => (err instanceof KafkaUnavailableError ? 'failed' : 'other'),
+      );
+    const first = outcome(p.send([msg('a')]));
+    const shared = [outcome(p.send([msg('b')])), outcome(p.send([msg('c')])), outcome(p.send([msg('d')]))];
+    calls[0]!.ack();
+    await settle();
+    expect(values(calls[1]!.batch)).toEqual(['b', 'c', 'd']);
+    const refused = Object.assign(new Error('message too large'), {
+      retriable: false,
+      type: 'MESSAGE_TOO_LARGE',
+    });
+    calls[1]!.fail(refused);
+    for (const [i, expected] of [
+      [2, 'b'],
+      [3, 'c'],
+      [4, 'd'],
+    ] as const) {
+      await settle();
+      expect(values(calls[i]!.batch)).toEqual([expected]);
+      if (expected === 'c') calls[i]!.fail(refused);
+      else calls[i]!.ack();
+    }
+    expect(await Promise.all([first, ...shared])).toEqual([
+      'acknowledged',
+      'acknowledged',
+      'failed',
+      'acknowledged',
+    ]);
+  });
+
+  it('a request that failed for a retriable reason fails every caller in it, without sending again', async () => {
+    const { producer, calls } = controllableProducer();
+    const p = new BatchingProducer({ producer, ackTimeoutMs: undefined, logger: silentLogger() });
+    const first = p.send([msg('a')]);
+    const shared = [p.send([msg('b')]), p.send([msg('c')])];
+    calls[0]!.ack();
+    await first;
+    await settle();
+    calls[1]!.fail(Object.assign(new Error('broker down'), { retriable: true }));
+    for (const s of shared) await expect(s).rejects.toBeInstanceOf(KafkaUnavailableError);
+    await settle();
+    expect(calls).toHaveLength(2);
+  });
+
   describe('lingering writes', () => {
     const newProducer = (lingerBytes = 1_000) => {
       const { producer, calls } = controllableProducer();
