@@ -162,7 +162,7 @@ export class AvroCodec {
     try {
       return (await this.options.registry.getSchema(schemaId)) as unknown as avro.Type;
     } catch (err) {
-      throw toRegistryError(err, `fetching schema id ${schemaId}`);
+      throw toSchemaFetchError(err, schemaId);
     }
   }
 
@@ -197,9 +197,28 @@ function isRegistrationRace(err: unknown): boolean {
   return typeof err === 'object' && err !== null && 'status' in err && Number(err.status) === 409;
 }
 
-/** Registry errors: a 4xx answer about a schema id is permanent, anything else is transient. */
+/**
+ * A failed fetch of a writer's schema: only "no such schema id" (404) says the record cannot be
+ * read. Any other refusal (401 or 403 after a credential rotation, a proxy's 4xx) is the
+ * registry's or its access's, not the record's, and passes: taken for undecodable, every record
+ * read meanwhile was dead-lettered instead of waiting for it.
+ */
+function toSchemaFetchError(err: unknown, schemaId: number): Error {
+  if (statusOf(err) === 404)
+    return new UndecodableRecordError(`schema registry has no schema id ${schemaId}: ${errorMessage(err)}`);
+  return new RegistryUnavailableError(
+    `schema registry unavailable while fetching schema id ${schemaId}: ${errorMessage(err)}`,
+    { cause: err },
+  );
+}
+
+function statusOf(err: unknown): number | undefined {
+  return typeof err === 'object' && err !== null && 'status' in err ? Number(err.status) : undefined;
+}
+
+/** Registration errors: a 4xx answer (an incompatible schema, say) is permanent, anything else transient. */
 function toRegistryError(err: unknown, what: string): Error {
-  const status = typeof err === 'object' && err !== null && 'status' in err ? Number(err.status) : undefined;
+  const status = statusOf(err);
   if (status !== undefined && status >= 400 && status < 500 && status !== 408 && status !== 429) {
     return new UndecodableRecordError(
       `schema registry refused ${what} (HTTP ${status}): ${errorMessage(err)}`,

@@ -50,6 +50,15 @@ export class KafkaUnavailableError extends HooklineError {
   readonly code = 'kafka_unavailable';
 }
 
+/**
+ * A record larger than Kafka takes (the broker's `message.max.bytes`, 1 MB by default): sending it
+ * again cannot succeed, so it is refused before it is sent, for its caller alone.
+ */
+export class RecordTooLargeError extends HooklineError {
+  readonly retriable = false;
+  readonly code = 'record_too_large';
+}
+
 /** A reader of a topic did not reach an offset in time, or stopped while a caller waited for it. */
 export class ReadLagError extends HooklineError {
   readonly retriable: boolean = true;

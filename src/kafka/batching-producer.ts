@@ -1,6 +1,6 @@
 import type { Producer, TopicMessages } from 'kafkajs';
 import { systemClock, type Clock } from '../core/clock';
-import { KafkaUnavailableError, errorMessage } from '../core/errors';
+import { KafkaUnavailableError, RecordTooLargeError, errorMessage } from '../core/errors';
 import type { Logger } from '../observability/logger';
 
 export interface OutgoingMessage {
@@ -20,8 +20,18 @@ export interface BatchingProducerOptions {
    * (see `untilAcknowledged`).
    */
   ackTimeoutMs: number | undefined;
-  /** Upper bound of bytes (values) in one produce request made of several callers' messages. */
+  /**
+   * Upper bound of the bytes of one produce request made of several callers' messages, counted as
+   * `recordBytes` counts them (keys, values, headers and each record's framing). Default 768 KiB:
+   * under the broker's `message.max.bytes` (1 MB by default) even if all of them go to one partition.
+   */
   maxBatchBytes?: number;
+  /**
+   * A message larger than this (counted the same way) is refused before it is sent, failing its
+   * caller's send alone with RecordTooLargeError. Default: the broker's default `message.max.bytes`
+   * less a record batch's header.
+   */
+  maxRecordBytes?: number;
   /**
    * How long this view's writes may wait, when no request is in flight, for others to share their
    * request (Kafka's linger.ms), unless `lingerBytes` already wait or a write that may not wait
@@ -36,6 +46,31 @@ export interface BatchingProducerOptions {
 
 /** Kafka's default batch.size. */
 export const DEFAULT_LINGER_BYTES = 16 * 1024;
+/** Kafka's default `message.max.bytes` (1 MiB + 12), less a record batch's 61-byte header. */
+export const DEFAULT_MAX_RECORD_BYTES = 1_048_588 - 61;
+/** A record's framing at most: length, attributes, timestamp and offset deltas, key and value lengths, header count (varints). */
+const RECORD_FRAMING_BYTES = 5 + 1 + 10 + 5 + 5 + 5 + 5;
+/** A header's framing at most: its key's and its value's length (varints). */
+const HEADER_FRAMING_BYTES = 5 + 5;
+
+/**
+ * The bytes a message takes in a record batch, at most: its key (UTF-8), value, header keys and
+ * values, and their framing. A request's size is the sum of its messages', so a request capped in
+ * these bytes stays under the broker's limit whatever the keys, headers and record count.
+ */
+export function recordBytes(m: OutgoingMessage): number {
+  let bytes = RECORD_FRAMING_BYTES + (m.value?.length ?? 0);
+  if (m.key !== null) bytes += Buffer.byteLength(m.key, 'utf8');
+  const { headers } = m;
+  if (headers !== undefined) {
+    for (const name in headers) {
+      const value = headers[name];
+      bytes += HEADER_FRAMING_BYTES + Buffer.byteLength(name, 'utf8');
+      if (value !== undefined && value !== null) bytes += Buffer.byteLength(value, 'utf8');
+    }
+  }
+  return bytes;
+}
 
 interface Pending {
   messages: OutgoingMessage[];
@@ -43,6 +78,8 @@ interface Pending {
   resolve: () => void;
   reject: (err: Error) => void;
   abandoned: boolean;
+  /** Sent in a request of its own: a shared request with it was refused (see `sendBatch`). */
+  alone: boolean;
   /** Sent by then at the latest; 0: at once (a write that may not linger). */
   lingerUntilMs: number;
 }
@@ -70,6 +107,7 @@ interface SharedState {
  */
 export class BatchingProducer {
   private readonly maxBatchBytes: number;
+  private readonly maxRecordBytes: number;
   private readonly lingerMs: number;
   private readonly lingerBytes: number;
   private readonly clock: Clock;
@@ -85,6 +123,7 @@ export class BatchingProducer {
     },
   ) {
     this.maxBatchBytes = options.maxBatchBytes ?? 768 * 1024;
+    this.maxRecordBytes = options.maxRecordBytes ?? DEFAULT_MAX_RECORD_BYTES;
     this.lingerMs = options.lingerMs ?? 0;
     this.lingerBytes = options.lingerBytes ?? DEFAULT_LINGER_BYTES;
     this.clock = options.clock ?? systemClock;
@@ -112,14 +151,21 @@ export class BatchingProducer {
 
   send(messages: OutgoingMessage[]): Promise<void> {
     if (messages.length === 0) return Promise.resolve();
+    let bytes = 0;
+    for (const m of messages) {
+      const size = recordBytes(m);
+      // Sent, it would fail the whole request, every other caller's records in it too.
+      if (size > this.maxRecordBytes) return Promise.reject(tooLarge(m, size, this.maxRecordBytes));
+      bytes += size;
+    }
     return new Promise<void>((resolve, reject) => {
-      const bytes = messages.reduce((n, m) => n + (m.value?.length ?? 0) + (m.key?.length ?? 0), 0);
       const pending: Pending = {
         messages,
         bytes,
         resolve,
         reject,
         abandoned: false,
+        alone: false,
         lingerUntilMs: this.lingerMs > 0 ? this.clock.now() + this.lingerMs : 0,
       };
       const { ackTimeoutMs } = this.options;
@@ -181,7 +227,8 @@ export class BatchingProducer {
     let bytes = 0;
     while (
       state.queue.length > 0 &&
-      (batch.length === 0 || bytes + state.queue[0]!.bytes <= this.maxBatchBytes)
+      (batch.length === 0 ||
+        (!batch[0]!.alone && !state.queue[0]!.alone && bytes + state.queue[0]!.bytes <= this.maxBatchBytes))
     ) {
       const next = state.queue.shift()!;
       bytes += next.bytes;
@@ -210,10 +257,31 @@ export class BatchingProducer {
       for (const p of batch) p.resolve();
     } catch (err) {
       this.options.logger.warn({ err: errorMessage(err), messages: batch.length }, 'produce failed');
+      if (batch.length > 1 && isRefusal(err)) {
+        // The broker refused the request (a record too large for the topic, say), and sending it
+        // again cannot succeed: each caller goes again in a request of its own, in order, so the
+        // one whose records are refused fails alone instead of every caller in it, on every try.
+        for (const p of batch) p.alone = true;
+        this.state.queue.unshift(...batch);
+        this.state.queuedBytes += batch.reduce((n, p) => n + p.bytes, 0);
+        this.state.urgentQueued += batch.filter((p) => p.lingerUntilMs === 0).length;
+        return;
+      }
       const error = new KafkaUnavailableError(`Kafka write failed: ${errorMessage(err)}`, { cause: err });
       for (const p of batch) p.reject(error);
     }
   }
+}
+
+/** A kafkajs error that says retrying the same request cannot succeed (e.g. MESSAGE_TOO_LARGE). */
+function isRefusal(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && (err as { retriable?: unknown }).retriable === false;
+}
+
+function tooLarge(m: OutgoingMessage, size: number, maxRecordBytes: number): RecordTooLargeError {
+  return new RecordTooLargeError(
+    `a record of ${size} bytes for ${m.topic} (key ${JSON.stringify(m.key)}) exceeds the ${maxRecordBytes}-byte limit; not sent`,
+  );
 }
 
 /**

@@ -181,9 +181,14 @@ export class ConcurrentConsumer {
     const tracker = this.partitions.get(key)!;
     if (isStale()) return; // a seek back to the holes
 
+    // The fetch passed every offset from its first record's on: those between the records it hands
+    // out are transaction markers or aborted records, done if the tracker lists them.
+    let passedFrom = Number(batch.firstOffset() ?? Infinity);
     for (const message of batch.messages) {
       if (!isRunning() || isStale() || this.stopping) return;
       const offset = Number(message.offset);
+      if (offset > passedFrom && tracker.passUnfetched(passedFrom, offset)) this.commitSoon();
+      passedFrom = offset + 1;
       if (tracker.has(offset)) {
         resolveOffset(message.offset); // re-fetched after a rebalance: already in flight or done
         continue;

@@ -18,7 +18,20 @@ export class InFlight {
 
   /** Resolves when one message is done, or after `timeoutMs`, or on `wakeAll`: check `full` again. */
   room(timeoutMs: number): Promise<void> {
-    return Promise.race([new Promise<void>((r) => this.roomWaiters.push(r)), sleep(timeoutMs)]);
+    return new Promise<void>((resolve) => {
+      const wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      // A waiter that timed out leaves the queue: else `done` would wake it instead of a live one.
+      const timer = setTimeout(() => {
+        const i = this.roomWaiters.indexOf(wake);
+        if (i >= 0) this.roomWaiters.splice(i, 1);
+        resolve();
+      }, timeoutMs);
+      timer.unref();
+      this.roomWaiters.push(wake);
+    });
   }
 
   add(): void {

@@ -19,6 +19,8 @@ interface Entry {
  * the attempt records (commits refused for minutes while writes went through) would make large.
  */
 export const MAX_DONE_SPAN = 100_000;
+/** A gap up to this wide is looked up offset by offset; a wider one by a pass over the window. */
+const PASS_SCAN_OFFSETS = 64;
 
 /** What to commit for one partition: the offset and its metadata (the holes, see commit-holes.ts). */
 export interface PartitionCommit {
@@ -158,6 +160,35 @@ export class PartitionOffsets {
       taken++;
     }
     return taken;
+  }
+
+  /**
+   * Marks done the offsets in [from, to) listed but not handed out (restored holes, `doneBefore`'s
+   * gaps) that a fetch passed without handing them out: a fetch hands out every record from where it
+   * started, so those are transaction markers or aborted records (kafkajs filters them), nothing to
+   * handle. `doneBefore` lists the offsets between two done ones without knowing which are records;
+   * left listed, a marker among them stayed a hole for good, and the partition was never released.
+   * Returns true when this changed what is to be committed. No work while nothing is unstarted.
+   */
+  passUnfetched(from: number, to: number): boolean {
+    if (this.unstarted === 0 || from >= to) return false;
+    const passed: number[] = [];
+    if (to - from <= PASS_SCAN_OFFSETS) {
+      for (let offset = from; offset < to; offset++)
+        if (this.byOffset.get(offset)?.started === false) passed.push(offset);
+    } else {
+      for (let i = this.head; i < this.window.length; i++) {
+        const { offset, started } = this.window[i]!;
+        if (!started && offset >= from && offset < to) passed.push(offset);
+      }
+    }
+    let changed = false;
+    for (const offset of passed) {
+      this.byOffset.get(offset)!.started = true;
+      this.unstarted--;
+      changed = this.complete(offset) || changed;
+    }
+    return changed;
   }
 
   /** The lowest offset listed but not handed out yet (a restored hole), if any. */

@@ -10,8 +10,11 @@ export interface TopicSpec {
   key: TopicKey;
   /** Suffix after the prefix: `<prefix>.<suffix>`. */
   suffix: string;
-  /** Partition count, or 'default' for the configured default. */
-  partitions: number | 'default';
+  /**
+   * Partition count; 'default' for the configured default; 'events' for as many as `events` has
+   * (a topic whose partition n holds what partition n of hookline.events is about).
+   */
+  partitions: number | 'default' | 'events';
   /** Broker-side topic configs (retention, compaction). */
   configs: Record<string, string>;
   description: string;
@@ -98,7 +101,7 @@ export const TOPIC_SPECS: readonly TopicSpec[] = [
   {
     key: 'audienceState',
     suffix: 'audience-state',
-    partitions: 'default',
+    partitions: 'events',
     configs: { 'cleanup.policy': 'compact', 'min.compaction.lag.ms': '0' },
     description:
       'Per-user audience state keyed sourceId:user, on the partition of the user on hookline.events ' +
@@ -107,7 +110,7 @@ export const TOPIC_SPECS: readonly TopicSpec[] = [
   {
     key: 'audienceCommands',
     suffix: 'audience-commands',
-    partitions: 'default',
+    partitions: 'events',
     configs: { 'retention.ms': String(7 * DAY_MS) },
     description: 'Synced-audience membership changes, on the partition of the users they name.',
   },
@@ -160,10 +163,21 @@ export interface EnsureTopicsOptions {
  */
 export async function ensureTopics(options: EnsureTopicsOptions): Promise<string[]> {
   const { admin, prefix, defaultPartitions, replicationFactor, logger } = options;
+  const existing = new Set(await admin.listTopics());
+  const events = topicNames(prefix).events;
+  // An events topic created earlier keeps its count (another default then, or grown since): the
+  // topics partitioned like it are created with that count, else the audiences never start.
+  const likeEventsMissing = TOPIC_SPECS.some(
+    (spec) => spec.partitions === 'events' && !existing.has(`${prefix}.${spec.suffix}`),
+  );
+  const eventsPartitions =
+    likeEventsMissing && existing.has(events) ? await partitionCount(admin, events) : defaultPartitions;
+  const countOf = (partitions: TopicSpec['partitions']): number =>
+    partitions === 'default' ? defaultPartitions : partitions === 'events' ? eventsPartitions : partitions;
   const wanted = [
     ...TOPIC_SPECS.map((spec) => ({
       topic: `${prefix}.${spec.suffix}`,
-      partitions: spec.partitions === 'default' ? defaultPartitions : spec.partitions,
+      partitions: countOf(spec.partitions),
       configs: spec.configs,
     })),
     ...options.retryScheduleMs.map((delayMs) => ({
@@ -172,7 +186,6 @@ export async function ensureTopics(options: EnsureTopicsOptions): Promise<string
       configs: RETRY_TOPIC_CONFIGS,
     })),
   ];
-  const existing = new Set(await admin.listTopics());
   const missing: ITopicConfig[] = wanted
     .filter((t) => !existing.has(t.topic))
     .map((t) => ({
@@ -193,6 +206,13 @@ export async function ensureTopics(options: EnsureTopicsOptions): Promise<string
   await waitForLeaders(admin, created, options.leaderTimeoutMs ?? 30_000);
   logger.info({ topics: created }, 'created topics');
   return created;
+}
+
+async function partitionCount(admin: Admin, topic: string): Promise<number> {
+  const { topics } = await admin.fetchTopicMetadata({ topics: [topic] });
+  const count = topics.find((t) => t.name === topic)?.partitions.length ?? 0;
+  if (count === 0) throw new Error(`no partitions in the metadata of ${topic}`);
+  return count;
 }
 
 /**

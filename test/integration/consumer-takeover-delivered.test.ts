@@ -171,4 +171,66 @@ describe('ConcurrentConsumer: taking over a partition whose previous owner deliv
     expect([...(await lookup.byOffset(topic, 1))]).toEqual([]);
     await producer.disconnect();
   });
+
+  it('counts a transaction marker between the offsets found done as done: no hole for good, released at stop', async () => {
+    // hookline.events holds the audiences' transactions. The offsets between two found done are
+    // listed to fetch again, but a transaction's commit marker is never handed out: it stayed a
+    // hole in every commit after, and the partition could never be released.
+    const topic = `${uniquePrefix()}.events`;
+    const groupId = `${topic}.group`;
+    await admin.createTopics({
+      topics: [{ topic, numPartitions: 1, replicationFactor: 1 }],
+      waitForLeaders: true,
+    });
+    const producer = kafka.producer(producerSettings());
+    const transactional = kafka.producer({
+      ...producerSettings(),
+      transactionalId: `${topic}-tx`,
+      maxInFlightRequests: 1,
+    });
+    await Promise.all([producer.connect(), transactional.connect()]);
+    await producer.send({ topic, acks: -1, messages: [{ value: 'a' }] }); // 0
+    const transaction = await transactional.transaction();
+    await transaction.send({ topic, acks: -1, messages: [{ value: 'b' }] }); // 1, its commit marker at 2
+    await transaction.commit();
+    // The coordinator writes the marker after the commit returns: c comes after it.
+    await eventually(
+      async () => ((await admin.fetchTopicOffsets(topic))[0]!.high === '3' ? true : undefined),
+      {
+        what: 'the commit marker written',
+      },
+    );
+    await producer.send({ topic, acks: -1, messages: [{ value: 'c' }] }); // 3
+    await Promise.all([producer.disconnect(), transactional.disconnect()]);
+
+    const handled: string[] = [];
+    const consumer = new ConcurrentConsumer({
+      kafka: memberKafka(),
+      admin,
+      groupId,
+      topics: [topic],
+      maxInFlight: 100,
+      commitIntervalMs: 50,
+      handoverGraceMs: 200,
+      doneBefore: async () => [1, 3], // b and c delivered by an owner that crashed before committing
+      logger: silentLogger(),
+      metrics: createMetricsRegistry({ defaultMetrics: false }),
+      handler: async ({ message }) => void handled.push(message.value!.toString()),
+    });
+    consumers.push(consumer);
+    await consumer.start();
+    const commitOf = async () => {
+      const [entry] = await admin.fetchOffsets({ groupId, topics: [topic] });
+      const { offset, metadata } = entry!.partitions[0]!;
+      return `${offset} ${metadata ?? ''}`.trim();
+    };
+    await eventually(async () => ((await commitOf()) === '4' ? true : undefined), {
+      what: 'committed past the marker with no hole',
+      timeoutMs: 20_000,
+    });
+    expect(handled).toEqual(['a']);
+    await consumer.stop();
+    consumers.splice(consumers.indexOf(consumer), 1);
+    expect(await commitOf()).toBe('4 r1'); // released: its next owner starts at once
+  });
 });

@@ -1,6 +1,14 @@
 import type { Producer, ProducerBatch } from 'kafkajs';
-import { KafkaUnavailableError } from '../../../src/core/errors';
-import { BatchingProducer, lingerLeftMs, type OutgoingMessage } from '../../../src/kafka/batching-producer';
+import { KafkaUnavailableError, RecordTooLargeError } from '../../../src/core/errors';
+import {
+  BatchingProducer,
+  DEFAULT_MAX_RECORD_BYTES,
+  lingerLeftMs,
+  recordBytes,
+  type OutgoingMessage,
+} from '../../../src/kafka/batching-producer';
+import { crc32c } from '../../../src/kafka/crc32c';
+import { encodeProduceRequest } from '../../../src/kafka/produce-request';
 import { silentLogger } from '../../../src/observability/logger';
 
 /** A stand-in for kafkajs's producer whose acknowledgements the test releases by hand. */
@@ -119,6 +127,110 @@ describe('BatchingProducer', () => {
     }
   });
 
+  it('keeps a request of many small records with headers under the broker limit, in one partition', async () => {
+    // Attempt records after a broker outage: thousands queued, all for one destination's partition.
+    // Counting only keys and values, one request took ~9,800 of them: 1.4 MB on the wire, refused
+    // by the broker (message.max.bytes, 1 MB), and every caller in it failed, again and again.
+    const { producer, calls } = controllableProducer();
+    const p = new BatchingProducer({ producer, ackTimeoutMs: undefined, logger: silentLogger() });
+    const record = (i: number): OutgoingMessage => ({
+      topic: 'hookline.attempts',
+      key: 'dst_0123456789abcdef',
+      value: Buffer.alloc(60, i),
+      headers: { 'hookline-delivered-from': `hookline.deliveries:12:${1_000_000 + i}` },
+    });
+    const sends = [p.send([record(0)])];
+    for (let i = 1; i <= 12_000; i++) sends.push(p.send([record(i)]));
+    for (let n = 0; n < calls.length || sends.length > 0; n++) {
+      await settle();
+      if (n >= calls.length) break;
+      const messages = calls[n]!.batch.topicMessages!.flatMap((t) => t.messages);
+      const wire = encodeProduceRequest(
+        {
+          acks: -1,
+          timeout: 30_000,
+          topicData: [{ topic: 'hookline.attempts', partitions: [{ partition: 0, messages }] }],
+        },
+        0,
+        crc32c,
+      )!;
+      expect(wire.length).toBeLessThan(1_048_588); // one partition's batch, plus the request's header
+      calls[n]!.ack();
+    }
+    await Promise.all(sends);
+    expect(calls.length).toBeGreaterThan(2);
+  });
+
+  it('refuses a record over the limit for its caller alone, before it is sent', async () => {
+    const { producer, calls } = controllableProducer();
+    const p = new BatchingProducer({ producer, ackTimeoutMs: undefined, logger: silentLogger() });
+    const first = p.send([msg('a')]);
+    const before = p.send([msg('b')]);
+    const big: OutgoingMessage = { topic: 't', key: 'k', value: Buffer.alloc(DEFAULT_MAX_RECORD_BYTES) };
+    const tooLarge = p.send([msg('x'), big]);
+    const after = p.send([msg('c')]);
+    await expect(tooLarge).rejects.toBeInstanceOf(RecordTooLargeError);
+    await expect(tooLarge).rejects.toMatchObject({ retriable: false });
+    calls[0]!.ack();
+    await first;
+    await settle();
+    expect(calls.map((c) => values(c.batch))).toEqual([['a'], ['b', 'c']]);
+    calls[1]!.ack();
+    await Promise.all([before, after]);
+  });
+
+  it('a request the broker refuses fails only the caller whose records it refuses', async () => {
+    // MESSAGE_TOO_LARGE for a topic whose max.message.bytes is under the record: kafkajs rejects the
+    // whole request (not retriable). Every caller sharing it failed, and failed again on each retry.
+    const { producer, calls } = controllableProducer();
+    const p = new BatchingProducer({ producer, ackTimeoutMs: undefined, logger: silentLogger() });
+    const outcome = (promise: Promise<void>) =>
+      promise.then(
+        () => 'acknowledged',
+        (err: unknown) => (err instanceof KafkaUnavailableError ? 'failed' : 'other'),
+      );
+    const first = outcome(p.send([msg('a')]));
+    const shared = [outcome(p.send([msg('b')])), outcome(p.send([msg('c')])), outcome(p.send([msg('d')]))];
+    calls[0]!.ack();
+    await settle();
+    expect(values(calls[1]!.batch)).toEqual(['b', 'c', 'd']);
+    const refused = Object.assign(new Error('message too large'), {
+      retriable: false,
+      type: 'MESSAGE_TOO_LARGE',
+    });
+    calls[1]!.fail(refused);
+    for (const [i, expected] of [
+      [2, 'b'],
+      [3, 'c'],
+      [4, 'd'],
+    ] as const) {
+      await settle();
+      expect(values(calls[i]!.batch)).toEqual([expected]);
+      if (expected === 'c') calls[i]!.fail(refused);
+      else calls[i]!.ack();
+    }
+    expect(await Promise.all([first, ...shared])).toEqual([
+      'acknowledged',
+      'acknowledged',
+      'failed',
+      'acknowledged',
+    ]);
+  });
+
+  it('a request that failed for a retriable reason fails every caller in it, without sending again', async () => {
+    const { producer, calls } = controllableProducer();
+    const p = new BatchingProducer({ producer, ackTimeoutMs: undefined, logger: silentLogger() });
+    const first = p.send([msg('a')]);
+    const shared = [p.send([msg('b')]), p.send([msg('c')])];
+    calls[0]!.ack();
+    await first;
+    await settle();
+    calls[1]!.fail(Object.assign(new Error('broker down'), { retriable: true }));
+    for (const s of shared) await expect(s).rejects.toBeInstanceOf(KafkaUnavailableError);
+    await settle();
+    expect(calls).toHaveLength(2);
+  });
+
   describe('lingering writes', () => {
     const newProducer = (lingerBytes = 1_000) => {
       const { producer, calls } = controllableProducer();
@@ -158,7 +270,7 @@ describe('BatchingProducer', () => {
     });
 
     it('go at once when lingerBytes wait', () => {
-      const { calls, lingering } = newProducer(4); // key + value of two messages: 4 bytes
+      const { calls, lingering } = newProducer(2 * recordBytes(msg('a'))); // two messages
       void lingering.send([msg('a')]);
       expect(calls).toHaveLength(0);
       void lingering.send([msg('b')]);

@@ -283,6 +283,32 @@ describe('PartitionOffsets.doneBefore (what a crashed previous owner finished)',
   });
 });
 
+describe('PartitionOffsets.passUnfetched (offsets a fetch passed without handing them out)', () => {
+  it('counts a listed offset the fetch passed as done: a transaction marker is no hole for good', () => {
+    const p = PartitionOffsets.restored({ offset: 10, holes: [] });
+    p.doneBefore([10, 12]); // 11: a transaction's commit marker, which no fetch hands out
+    expect(pending(p)).toBe('13 h1:2');
+    // The fetch from 11 hands out 12 (done already) and 13.
+    expect(p.passUnfetched(11, 12)).toBe(true);
+    p.track(13);
+    p.complete(13);
+    expect(pending(p)).toBe('14');
+    expect(p.inFlight).toBe(0);
+    expect(p.releaseCommit()).toEqual({ offset: 14, metadata: RELEASED_METADATA });
+  });
+
+  it('leaves listed offsets outside the range, and handed-out ones, alone; wide gaps too', () => {
+    const p = PartitionOffsets.restored({ offset: 200, holes: [3, 150] });
+    p.track(3); // handed out, running
+    expect(p.passUnfetched(0, 100)).toBe(false); // 3 is running: its own work completes it
+    expect(p.passUnfetched(151, 199)).toBe(false);
+    expect(p.firstUnstarted()).toBe(150);
+    expect(p.passUnfetched(100, 199)).toBe(true); // a wide gap: looked for in the window
+    expect(p.firstUnstarted()).toBeUndefined();
+    expect(pending(p)).toBe('200 h1:5h'); // 3 still in flight
+  });
+});
+
 describe('PartitionOffsets.resumeAt (where fetching goes on)', () => {
   it.each([
     ['nothing handed out yet', () => new PartitionOffsets(), undefined],
