@@ -186,13 +186,17 @@ export async function ensureTopics(options: EnsureTopicsOptions): Promise<string
       configs: RETRY_TOPIC_CONFIGS,
     })),
   ];
+  const minInsync = minInsyncReplicasFor(replicationFactor);
   const missing: ITopicConfig[] = wanted
     .filter((t) => !existing.has(t.topic))
     .map((t) => ({
       topic: t.topic,
       numPartitions: t.partitions,
       replicationFactor,
-      configEntries: Object.entries(t.configs).map(([name, value]) => ({ name, value })),
+      configEntries: Object.entries({
+        ...t.configs,
+        ...(minInsync !== undefined && { 'min.insync.replicas': minInsync }),
+      }).map(([name, value]) => ({ name, value })),
     }));
   if (missing.length === 0) return [];
   try {
@@ -206,6 +210,16 @@ export async function ensureTopics(options: EnsureTopicsOptions): Promise<string
   await waitForLeaders(admin, created, options.leaderTimeoutMs ?? 30_000);
   logger.info({ topics: created }, 'created topics');
   return created;
+}
+
+/**
+ * `min.insync.replicas` for a topic Hookline creates with this replication factor: 2 from 3
+ * replicas up, so that an acks=all write (every Hookline producer's) survives the loss of the
+ * broker that took it, while one broker may be down without refusing writes. Below 3, or with the
+ * broker's default factor (-1, unknown here), the broker's own default stands (undefined).
+ */
+export function minInsyncReplicasFor(replicationFactor: number): string | undefined {
+  return replicationFactor >= 3 ? '2' : undefined;
 }
 
 async function partitionCount(admin: Admin, topic: string): Promise<number> {

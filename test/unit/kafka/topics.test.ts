@@ -1,5 +1,5 @@
 import type { Admin, ITopicConfig } from 'kafkajs';
-import { ensureTopics, topicNames } from '../../../src/kafka/topics';
+import { ensureTopics, minInsyncReplicasFor, topicNames } from '../../../src/kafka/topics';
 import { silentLogger } from '../../../src/observability/logger';
 
 /** An admin over a cluster that holds `existing` (topic → partitions); records what it creates. */
@@ -26,12 +26,12 @@ function fakeAdmin(existing: Record<string, number>) {
   return { admin, created };
 }
 
-const ensure = (admin: Admin) =>
+const ensure = (admin: Admin, replicationFactor = -1) =>
   ensureTopics({
     admin,
     prefix: 'hookline',
     defaultPartitions: 6,
-    replicationFactor: -1,
+    replicationFactor,
     retryScheduleMs: [10_000],
     logger: silentLogger(),
   });
@@ -58,5 +58,25 @@ describe('ensureTopics', () => {
     expect(partitions(created, names.audienceState)).toBe(6);
     expect(partitions(created, names.audienceCommands)).toBe(6);
     expect(partitions(created, names.catalog)).toBe(1);
+  });
+
+  it.each([
+    [-1, undefined],
+    [1, undefined],
+    [2, undefined],
+    [3, '2'],
+    [5, '2'],
+  ])('replication factor %i: min.insync.replicas %s', (factor, expected) => {
+    expect(minInsyncReplicasFor(factor)).toBe(expected);
+  });
+
+  it('creates every topic with min.insync.replicas 2 at a replication factor of 3', async () => {
+    const { admin, created } = fakeAdmin({});
+    await ensure(admin, 3);
+    expect(created.length).toBeGreaterThan(0);
+    for (const t of created) {
+      expect(t.replicationFactor).toBe(3);
+      expect(t.configEntries).toContainEqual({ name: 'min.insync.replicas', value: '2' });
+    }
   });
 });
