@@ -3,9 +3,6 @@ import type { Destination, Source } from '../../records/catalog-model';
 import { urlWithoutPassword } from '../../observability/redact';
 import { REDACTED_HEADER_VALUE } from '../validation';
 
-/** Kept here too: the API's views were its first user. */
-export { urlWithoutPassword };
-
 /**
  * What the admin API returns. These schemas document the responses in the OpenAPI document and
  * type the mapping functions; a secret has no field here, so it cannot leak into a response, and

@@ -84,9 +84,9 @@ export interface WebhookClientOptions {
  * The HTTP client of webhook deliveries (undici: bench/micro/http-client.ts measured got 11 at 3.4×
  * the CPU per request of raw node:http, undici at 1.0×, and 0.35× through `Agent.dispatch` with
  * `DiscardingHandler` rather than `agent.request`). Create one per process: it owns the
- * keep-alive pools, one per destination and origin (see pools.ts). Redirects are not followed (undici's core never does), nothing is retried
- * here (the retry topics do that), responses are not decompressed, and TLS certificates are
- * always verified: there is no insecure fallback. Every connection passes the SSRF guard first:
+ * keep-alive pools, one per destination and origin (see pools.ts). Redirects are not followed
+ * (undici's core never does), nothing is retried here (the retry topics do that), responses are
+ * not decompressed, and TLS certificates are always verified: there is no insecure fallback. Every connection passes the SSRF guard first:
  * an IP literal is checked as it is; a name is resolved, every address checked, and the socket
  * connects only to those (`guardedLookup` as the connector's `lookup`).
  */

@@ -1,4 +1,4 @@
-import { urlWithoutPassword } from '../../../src/catalog/api/views';
+import { urlWithoutPassword } from '../../../src/observability/redact';
 
 describe('urlWithoutPassword', () => {
   it.each([
