@@ -22,7 +22,7 @@ import { runChaos } from '../../tools/chaos/scenario';
  *    (90 s) is well inside the settle deadline;
  *  - the healthy and failover destinations get every event, none dead-lettered. The flapping one
  *    may have a few dead-lettered (its breaker can stay open past the short cutoff); reported.
- * Duplicates are reported (one summary line), not asserted: see the README, Development.
+ * Duplicates are reported (one summary line), not asserted: see docs/development.md, "The chaos run".
  */
 jest.setTimeout(600_000);
 

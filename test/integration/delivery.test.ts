@@ -146,7 +146,7 @@ describe('webhook delivery', () => {
     ).toBe(422);
     const invalid = await t.admin('POST', '/api/v1/deletion-requests', { sourceIds: [a.id] });
     expect(invalid.status).toBe(400);
-    // The admin API's validation error, as every other route answers it (README, Admin API).
+    // The admin API's validation error, as every other route answers it (docs/catalog.md).
     expect(invalid.body).toMatchObject({
       error: 'validation_failed',
       message: expect.stringMatching(/^userId: /),

@@ -17,7 +17,7 @@ const BATCH = 30;
  * one a child process that is killed with SIGKILL in the middle of a load. Nothing is lost (every
  * event reaches the receiver at least once), and the two survivors hold all of the router's and
  * the worker's partitions once the killed member's session has expired. The takeover time and the
- * duplicates are printed: the README's "Running more than one replica" quotes them.
+ * duplicates are printed: bench/results/2026-11-23-replica-failover.md records past runs.
  */
 describe('three replicas, one killed mid-load', () => {
   const { app, receiver } = testScope();

@@ -19,7 +19,7 @@ import { SecretKeyring } from '../../../src/security/secrets';
 
 export const ADMIN_TOKEN = 'fuzz-admin-token';
 
-/** fast-check runs: FUZZ_RUNS for a longer run (docs: README › Development), a fixed seed in CI. */
+/** fast-check runs: FUZZ_RUNS for a longer run (docs: docs/development.md), a fixed seed in CI. */
 export const FUZZ = {
   numRuns: Number(process.env.FUZZ_RUNS ?? 150),
   seed: Number(process.env.FUZZ_SEED ?? 20261123),
