@@ -1,3 +1,4 @@
+import { adminOpenApiDocument } from '../../tools/docs/admin-routes';
 import { startTestApp, type TestApp } from '../support/app';
 
 /**
@@ -120,6 +121,8 @@ describe('audiences admin API', () => {
         '/api/v1/computed-traits/{id}',
       ]),
     );
+    // docs/reference/admin-api.md is generated from the route table without a running Hookline.
+    expect(doc).toEqual(adminOpenApiDocument());
   });
 
   it('a second process sees the definitions (read from the catalog topic)', async () => {
