@@ -33,6 +33,19 @@ export async function deleteTopics(ctx: BenchContext, prefix: string): Promise<v
   }
 }
 
+/** Deletes `topics` (a micro-bench's own, by name; the cluster is shared). Best effort: says why it could not. */
+export async function dropTopics(kafka: Kafka, topics: string[]): Promise<void> {
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    await admin.deleteTopics({ topics, timeout: 30_000 });
+  } catch (err) {
+    console.error(`could not delete ${topics.length} topics: ${(err as Error).message}`);
+  } finally {
+    await admin.disconnect();
+  }
+}
+
 async function waitUntilReadable(admin: Admin, topics: string[]): Promise<void> {
   for (const topic of topics) {
     const ok = await pollUntil(

@@ -1,22 +1,28 @@
 /**
- * Micro-benchmark of the webhook HTTP client: keep-alive POSTs of a ~1 KB signed body to a local
- * receiver (its own process, answering 200 at once), 50 in flight (the worker's per-destination
- * concurrency). Side by side in one run, interleaved rounds: raw node:http (the baseline) and
- * Hookline's webhook client (src/delivery/http/client.ts, SSRF guard and all). Commit 2605508 ran
- * the same rounds with got 11, the client before undici (figures in bench/README.md). Prints requests/s and CPU µs per request of this process, and ratios to the
- * raw round of the same repetition.
+ * Micro-benchmark of the webhook HTTP client (docs/adr/0002-http-client.md): keep-alive POSTs of a
+ * ~1 KB signed body to a local receiver (its own process, answering 200 at once), 50 in flight
+ * (the worker's per-destination concurrency). Side by side in one run, interleaved rounds: raw
+ * node:http (the baseline), Hookline's webhook client (src/delivery/http/client.ts: undici
+ * `Pool.dispatch` with its own handler, SSRF guard and all), undici's public `Pool.request` (the
+ * body dumped), and got (the HTTP client the design card names), each with what delivery needs:
+ * keep-alive, 50 sockets, a 5 s deadline, no redirects, no retries, any status a value. Prints
+ * requests/s and CPU µs per request of this process, and ratios to the raw round of the same
+ * repetition. got is ESM-only: the bench needs Node >= 22.12 (require of an ES module).
  *
  *   npx tsx bench/micro/http-client.ts [requests per round, default 20000] [repetitions, default 3]
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { createHmac } from 'node:crypto';
 import http from 'node:http';
+import { createRequire } from 'node:module';
 import { performance } from 'node:perf_hooks';
+import { Pool } from 'undici';
 import { createAddressPolicy } from '../../src/security/address-policy';
 import { createWebhookClient, type WebhookClient } from '../../src/delivery/http/client';
 import { median } from '../lib/stats';
 
 const CONCURRENCY = 50;
+const TIMEOUT_MS = 5_000;
 
 if (process.argv[2] === '--receiver') {
   const server = http.createServer({ keepAliveTimeout: 60_000 }, (req, res) => {
@@ -45,6 +51,8 @@ async function main(): Promise<void> {
   const clients: Record<string, () => { post: Post; close: () => void }> = {
     'raw node:http': rawClient,
     'hookline (undici)': () => wrap(createWebhookClient({ addressPolicy: policy })),
+    'undici Pool.request': () => undiciClient(url),
+    got: gotClient,
   };
   const rows: Record<string, { rps: number[]; cpuUs: number[] }> = {};
   try {
@@ -57,7 +65,7 @@ async function main(): Promise<void> {
         (rows[name] ??= { rps: [], cpuUs: [] }).rps.push(figures.rps);
         rows[name].cpuUs.push(figures.cpuUs);
         console.log(
-          `rep ${rep + 1} ${name.padEnd(17)} ${figures.rps.toFixed(0)} req/s  ${figures.cpuUs.toFixed(1)} µs CPU/req`,
+          `rep ${rep + 1} ${name.padEnd(19)} ${figures.rps.toFixed(0)} req/s  ${figures.cpuUs.toFixed(1)} µs CPU/req`,
         );
       }
     }
@@ -87,17 +95,21 @@ async function round(post: Post, url: string, headers: Record<string, string>, b
 function report(rows: Record<string, { rps: number[]; cpuUs: number[] }>): void {
   const raw = rows['raw node:http']!;
   console.log(
-    '\nmedian over repetitions; ratio = per repetition to raw node:http of the same repetition, median',
+    '\nmedian over repetitions; ratio = per repetition to raw node:http of the same repetition, median (range)',
   );
   for (const [name, row] of Object.entries(rows)) {
-    const rpsRatio = median(row.rps.map((v, i) => v / raw.rps[i]!));
-    const cpuRatio = median(row.cpuUs.map((v, i) => v / raw.cpuUs[i]!));
+    const rpsRatios = row.rps.map((v, i) => v / raw.rps[i]!);
+    const cpuRatios = row.cpuUs.map((v, i) => v / raw.cpuUs[i]!);
     console.log(
-      `${name.padEnd(17)} ${median(row.rps).toFixed(0).padStart(6)} req/s (×${rpsRatio.toFixed(2)})  ` +
-        `${median(row.cpuUs).toFixed(1).padStart(6)} µs CPU/req (×${cpuRatio.toFixed(2)})  ` +
+      `${name.padEnd(19)} ${median(row.rps).toFixed(0).padStart(6)} req/s (×${median(rpsRatios).toFixed(2)}, ${range(rpsRatios)})  ` +
+        `${median(row.cpuUs).toFixed(1).padStart(6)} µs CPU/req (×${median(cpuRatios).toFixed(2)}, ${range(cpuRatios)})  ` +
         `spread req/s ${Math.min(...row.rps).toFixed(0)}–${Math.max(...row.rps).toFixed(0)}`,
     );
   }
+}
+
+function range(values: number[]): string {
+  return `${Math.min(...values).toFixed(2)}–${Math.max(...values).toFixed(2)}`;
 }
 
 function signedHeaders(body: Buffer): Record<string, string> {
@@ -142,6 +154,57 @@ function rawClient(): { post: Post; close: () => void } {
       req.once('error', () => resolve(0));
       req.end(body);
     });
+  return { post, close: () => agent.destroy() };
+}
+
+/** undici's public API as an application would use it: a keep-alive Pool, `request`, the body dumped. */
+function undiciClient(url: string): { post: Post; close: () => void } {
+  const pool = new Pool(new URL(url).origin, {
+    connections: CONCURRENCY,
+    headersTimeout: TIMEOUT_MS,
+    bodyTimeout: TIMEOUT_MS,
+  });
+  const { pathname, search } = new URL(url);
+  const post: Post = async (_url, headers, body) => {
+    try {
+      const res = await pool.request({ path: pathname + search, method: 'POST', headers, body });
+      await res.body.dump();
+      return res.statusCode;
+    } catch {
+      return 0;
+    }
+  };
+  return { post, close: () => void pool.destroy() };
+}
+
+/** The few parts of got's API this uses (got is ESM-only, its types unreachable from CommonJS). */
+interface Got {
+  extend(options: Record<string, unknown>): Got;
+  post(
+    url: string,
+    options: { headers: Record<string, string>; body: Buffer },
+  ): Promise<{ statusCode: number }>;
+}
+
+/** got as a delivery needs it: keep-alive agent, 5 s deadline, no redirects, no retries, no throw on status. */
+function gotClient(): { post: Post; close: () => void } {
+  const got = (createRequire(__filename)('got') as { default: Got }).default;
+  const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
+  const client = got.extend({
+    agent: { http: agent },
+    timeout: { request: TIMEOUT_MS },
+    followRedirect: false,
+    retry: { limit: 0 },
+    throwHttpErrors: false,
+    decompress: false,
+  });
+  const post: Post = async (url, headers, body) => {
+    try {
+      return (await client.post(url, { headers, body })).statusCode;
+    } catch {
+      return 0;
+    }
+  };
   return { post, close: () => agent.destroy() };
 }
 

@@ -1,34 +1,42 @@
 /**
- * Micro-benchmark of the Kafka client (issue 16): kafkajs 2.2.4 (what Hookline uses, the baseline)
- * against @platformatic/kafka (pure JS), side by side in one process, interleaved rounds, on the
- * cluster `resolveCluster` finds or starts. @confluentinc/kafka-javascript is not measured: it does
- * not install here (bench/README.md, "Kafka clients").
+ * Micro-benchmark of the Kafka client (issues 16 and 40, docs/adr/0001-kafka-client.md): kafkajs
+ * 2.2.4 as Hookline runs it (createKafka, with its changes: the baseline), the same kafkajs as
+ * published (no changes: what they buy) and @platformatic/kafka 2.x (pure JS), side by side in one
+ * process, interleaved rounds, on the cluster `resolveCluster` finds or starts. Each round opens
+ * its client and closes it, so that no client's idle connections run during another's round.
+ * @confluentinc/kafka-javascript is not measured: it does not install here (the ADR says why).
  *
  * - produce: `records` ~600-byte keyed records to a fresh 8-partition topic, idempotent, acks=-1,
- *   batches of 100 from 4 concurrent callers (as Hookline's BatchingProducer has). Both clients
- *   send one request at a time: kafkajs by maxInFlightRequests 1 (Hookline's setting), and
- *   @platformatic/kafka through a queue here, because concurrent send() calls on its idempotent
- *   producer fail with OUT_OF_ORDER_SEQUENCE_NUMBER (see bench/README.md);
+ *   batches of 100 from 4 concurrent callers (as Hookline's BatchingProducer has). Every client
+ *   sends one request at a time: kafkajs by maxInFlightRequests 1 (Hookline's setting), and
+ *   @platformatic/kafka through a queue here, as Hookline's BatchingProducer would drive it
+ *   (concurrent send() on its idempotent producer: bench/micro/idempotent-concurrency.ts);
  * - consume: the same topic with a new consumer group from the beginning, timed from the first
  *   group join to the last record (joining is not part of the throughput).
- * Prints records/s and CPU µs per record of this process, and ratios per repetition to kafkajs.
+ * Prints records/s and CPU µs per record of this process, and ratios per repetition to Hookline's
+ * kafkajs. Needs Node >= 22.22 (@platformatic/kafka 2.x).
  *
  *   npx tsx bench/micro/kafka-clients.ts [records per round, default 50000] [repetitions, default 3]
  */
+// First: kafkajs as published, loaded before Hookline's modules load (and patch) their own copy.
+import { assertSeparateCopy, plainKafkajs } from './plain-kafkajs';
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { Consumer as PltConsumer, Producer as PltProducer } from '@platformatic/kafka';
 import type { Kafka } from 'kafkajs';
 import pino from 'pino';
 import { createKafka } from '../../src/kafka/client';
+import * as patchedKafkajs from '../../src/kafka/kafkajs';
+import { groupMessagesPreload } from '../../src/kafka/kafkajs-preload';
 import { createLogger } from '../../src/observability/logger';
 import { resolveCluster } from '../../tools/devstack';
 import { median } from '../lib/stats';
-import { createReadyTopic } from '../lib/topics';
+import { createReadyTopic, dropTopics } from '../lib/topics';
 
 const BATCH = 100;
 const IN_FLIGHT = 4;
 const PARTITIONS = 8;
+const BASELINE = 'kafkajs (Hookline)';
 
 interface Record600 {
   key: Buffer;
@@ -38,47 +46,66 @@ interface Figures {
   recordsPerS: number;
   cpuUs: number;
 }
+/** One round's client: produce, then consume, then close. */
 interface Client {
   produce(topic: string, records: Record600[]): Promise<void>;
   consume(topic: string, groupId: string, expected: number): Promise<Figures>;
+  close(): Promise<void>;
 }
 
 async function main(): Promise<void> {
   const count = Number(process.argv[2] ?? 50_000);
   const repetitions = Number(process.argv[3] ?? 3);
   process.env.KAFKAJS_NO_PARTITIONER_WARNING = '1';
+  assertSeparateCopy(patchedKafkajs);
+  if (groupMessagesPreload !== 'applied')
+    throw new Error(`Hookline's kafkajs preload: ${groupMessagesPreload}`);
   const logger = createLogger({ name: 'kafka-clients', level: 'warn', destination: pino.destination(2) });
   const cluster = await resolveCluster({ logger, watchParentPid: process.pid });
   const brokers = cluster.kafkaBrokers;
   const kafka = createKafka({ brokers, clientId: 'bench-kafkajs', logger: createLogger({ level: 'error' }) });
+  const plain = new plainKafkajs.Kafka({
+    brokers,
+    clientId: 'bench-kafkajs-plain',
+    logLevel: plainKafkajs.logLevel.ERROR,
+  });
   const records = Array.from({ length: count }, (_, i) => ({
     key: Buffer.from(`user-${i % 1_000}`),
     value: Buffer.from(randomBytes(300).toString('hex')), // 600 bytes
   }));
-  const clients: Record<string, Client> = {
-    kafkajs: kafkajsClient(kafka),
-    '@platformatic/kafka': platformaticClient(brokers),
+  const clients: Record<string, () => Client> = {
+    [BASELINE]: () => kafkajsClient(kafka),
+    'kafkajs (published)': () => kafkajsClient(plain),
+    '@platformatic/kafka': () => platformaticClient(brokers),
   };
   const rows: Record<string, Record<'produce' | 'consume', Figures[]>> = {};
   const run = `${Date.now()}`;
+  const topics: string[] = [];
   try {
     for (let rep = 0; rep < repetitions; rep++) {
-      for (const [name, client] of Object.entries(clients)) {
-        const topic = `bench.kafka-clients.${run}.${rep}.${name.replace(/[@/]/g, '')}`;
+      for (const [name, make] of Object.entries(clients)) {
+        const topic = `bench.kafka-clients.${run}.${rep}.${name.replace(/[^a-z]/g, '')}`;
+        topics.push(topic);
         await createReadyTopic(kafka, topic, PARTITIONS);
-        await client.produce(topic, records.slice(0, 2_000)); // warm-up: connections, metadata, JIT
-        const produced = await timed(count, () => client.produce(topic, records));
-        const consumed = await client.consume(topic, `${topic}.group`, count + 2_000);
-        const row = (rows[name] ??= { produce: [], consume: [] });
-        row.produce.push(produced);
-        row.consume.push(consumed);
-        console.log(
-          `rep ${rep + 1} ${name.padEnd(19)} produce ${line(produced)}   consume ${line(consumed)}`,
-        );
+        const client = make();
+        try {
+          await client.produce(topic, records.slice(0, 2_000)); // warm-up: connections, metadata, JIT
+          const produced = await timed(count, () => client.produce(topic, records));
+          const consumed = await client.consume(topic, `${topic}.group`, count + 2_000);
+          const row = (rows[name] ??= { produce: [], consume: [] });
+          row.produce.push(produced);
+          row.consume.push(consumed);
+          console.log(
+            `rep ${rep + 1} ${name.padEnd(19)} produce ${line(produced)}   consume ${line(consumed)}`,
+          );
+        } finally {
+          await client.close();
+        }
       }
     }
     report(rows);
   } finally {
+    await dropTopics(kafka, topics);
     await cluster.stop();
   }
 }
@@ -162,6 +189,7 @@ function kafkajsClient(kafka: Kafka): Client {
         await consumer.disconnect();
       }
     },
+    close: () => producer.disconnect(),
   };
 }
 
@@ -200,6 +228,7 @@ function platformaticClient(brokers: string[]): Client {
         await consumer.close(true);
       }
     },
+    close: () => producer.close(),
   };
 }
 
@@ -208,23 +237,29 @@ function line(f: Figures): string {
 }
 
 function report(rows: Record<string, Record<'produce' | 'consume', Figures[]>>): void {
-  const base = rows.kafkajs!;
-  console.log('\nmedian over repetitions; ratio = per repetition to kafkajs of the same repetition, median');
+  const base = rows[BASELINE]!;
+  console.log(
+    `\nmedian over repetitions; ratio = per repetition to ${BASELINE} of the same repetition, median`,
+  );
   for (const path of ['produce', 'consume'] as const) {
     for (const [name, row] of Object.entries(rows)) {
       const series = row[path];
-      const rate = median(series.map((f, i) => f.recordsPerS / base[path][i]!.recordsPerS));
-      const cpu = median(series.map((f, i) => f.cpuUs / base[path][i]!.cpuUs));
+      const rates = series.map((f, i) => f.recordsPerS / base[path][i]!.recordsPerS);
+      const cpus = series.map((f, i) => f.cpuUs / base[path][i]!.cpuUs);
       console.log(
         `${path} ${name.padEnd(19)} ${median(series.map((f) => f.recordsPerS))
           .toFixed(0)
-          .padStart(6)} rec/s (×${rate.toFixed(2)})  ` +
+          .padStart(6)} rec/s (×${median(rates).toFixed(2)}, ${range(rates)})  ` +
           `${median(series.map((f) => f.cpuUs))
             .toFixed(1)
-            .padStart(5)} µs CPU/rec (×${cpu.toFixed(2)})`,
+            .padStart(5)} µs CPU/rec (×${median(cpus).toFixed(2)}, ${range(cpus)})`,
       );
     }
   }
+}
+
+function range(values: number[]): string {
+  return `${Math.min(...values).toFixed(2)}–${Math.max(...values).toFixed(2)}`;
 }
 
 void main().then(
