@@ -11,6 +11,14 @@
  */
 const STAGES = '(ingest|routing|delivery|operations|deletions|audiences|producer|cli)';
 const KERNELS = '(core|config|observability|avro|events|records|kafka|http|security)';
+// src/producer is also built, with what it imports, into @hookline/producer (packages/producer).
+const producerPackage = require('./packages/producer/package.json');
+const PRODUCER_PACKAGES = Object.keys({
+  ...producerPackage.dependencies,
+  ...producerPackage.optionalDependencies,
+})
+  .map((name) => name.replace(/[.]/g, '\\.'))
+  .join('|');
 const ROOT =
   '^src/(main|compose|admin-api|cluster-primary|cluster-attempts|cluster-worker|cluster-protocol)\\.ts$';
 
@@ -47,9 +55,22 @@ module.exports = {
     {
       name: 'catalog-through-its-index',
       severity: 'error',
-      comment: 'Stages use the catalog through src/catalog/index.ts, its public surface.',
+      comment:
+        'Stages use the catalog through src/catalog/index.ts, its public surface, or reader.ts, its read side alone.',
       from: { path: `^src/${STAGES}/` },
-      to: { path: '^src/catalog/', pathNot: '^src/catalog/index\\.ts$' },
+      to: { path: '^src/catalog/', pathNot: '^src/catalog/(index|reader)\\.ts$' },
+    },
+    {
+      name: 'producer-library-stays-small',
+      severity: 'error',
+      comment:
+        'What src/producer reaches ships in @hookline/producer to every service that installs it: only the packages packages/producer/package.json declares (not lmdb, prom-client, undici...).',
+      from: { path: '^src/producer/' },
+      to: {
+        reachable: true,
+        path: '(^|/)node_modules/',
+        pathNot: `(^|/)node_modules/(${PRODUCER_PACKAGES})/`,
+      },
     },
     {
       name: 'nothing-imports-the-root',

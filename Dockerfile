@@ -15,10 +15,12 @@
 ARG NODE_IMAGE=node:20-bookworm-slim
 
 # --- build: compile TypeScript to dist/ ---------------------------------------------------------
+# The image holds the service only: the producer library (packages/producer, an npm workspace
+# published as @hookline/producer) is neither copied nor installed, hence --workspaces=false.
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --no-audit --no-fund
+RUN npm ci --workspaces=false --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 RUN npm run build
@@ -27,7 +29,7 @@ RUN npm run build
 FROM ${NODE_IMAGE} AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+RUN npm ci --omit=dev --workspaces=false --no-audit --no-fund && npm cache clean --force
 
 # --- runtime ------------------------------------------------------------------------------------
 FROM ${NODE_IMAGE} AS runtime

@@ -12,6 +12,7 @@ import { CatalogRecordCodec } from '../records/catalog';
 import { CatalogService } from './service';
 import { AudienceCatalogService } from './audience-service';
 import { CatalogStore } from './store';
+import { registerCatalogStoreMetrics } from './store-metrics';
 import { CatalogWriter } from './writer';
 
 import type { AdminRoute } from '../http/admin';
@@ -19,17 +20,15 @@ import { catalogRoutes } from './api/routes';
 import { toHttpError } from './api/errors';
 import type { CircuitReader } from './api/views';
 
-// The catalog's public surface: other stages import the catalog through this file only.
-export type { CatalogChange, CatalogListener } from './store';
-export { CatalogStore } from './store';
+// The catalog's public surface: other stages import the catalog through this file only (or, to
+// follow the catalog and no more, through reader.ts).
+export * from './reader';
 export { CatalogService, type ReencryptResult } from './service';
 export { AudienceCatalogService } from './audience-service';
 export type { AudienceCatalogReads } from './store';
 export type { Audience, ComputedTrait } from '../records/catalog-audiences';
-export { startMaterialiser, type Materialiser } from './materialiser';
 export { toHttpError as catalogHttpError } from './api/errors';
 export type { CircuitReader } from './api/views';
-export * from './errors';
 
 export interface CatalogOptions {
   kafka: Kafka;
@@ -77,7 +76,8 @@ export interface Catalog {
 export async function startCatalog(options: CatalogOptions): Promise<Catalog> {
   const { kafka, admin, topic, clientId, logger, clock } = options;
   const codec = new CatalogRecordCodec(options.avro);
-  const store = new CatalogStore({ logger, clock, metrics: options.metrics });
+  const store = new CatalogStore({ logger, clock });
+  if (options.metrics) registerCatalogStoreMetrics(store, options.metrics);
   const writer = await CatalogWriter.start({
     kafka,
     topic,

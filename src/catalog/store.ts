@@ -1,4 +1,3 @@
-import { Counter, Gauge, type Registry } from 'prom-client';
 import { systemClock, type Clock } from '../core/clock';
 import type { Logger } from '../observability/logger';
 import type { CatalogView, Destination, Source } from '../records/catalog-model';
@@ -21,8 +20,6 @@ export type CatalogListener = (change: CatalogChange) => void;
 export interface CatalogStoreOptions {
   logger: Logger;
   clock?: Clock;
-  /** When given, the store registers `hookline_catalog_*` metrics on it. */
-  metrics?: Registry;
 }
 
 /** Where a record sits on the catalog topic. */
@@ -60,39 +57,21 @@ export class CatalogStore implements CatalogView {
   private readonly lastAccepted = new Map<string, bigint>();
   private readonly logger: Logger;
   private readonly clock: Clock;
-  private readonly skipped: Counter | undefined;
+  private skipped = 0;
   private startedAtMs = 0;
 
   constructor(options: CatalogStoreOptions) {
     this.logger = options.logger;
     this.clock = options.clock ?? systemClock;
-    if (options.metrics) {
-      const state = this.state;
-      const progress = this.progress;
-      new Gauge({
-        name: 'hookline_catalog_entities',
-        help: 'Entities in the materialised catalog.',
-        labelNames: ['kind'],
-        registers: [options.metrics],
-        collect() {
-          this.set({ kind: 'source' }, state.sourceCount);
-          this.set({ kind: 'destination' }, state.destinationCount);
-        },
-      });
-      new Gauge({
-        name: 'hookline_catalog_ready',
-        help: '1 once the catalog topic has been read up to where it stood at start.',
-        registers: [options.metrics],
-        collect() {
-          this.set(progress.caughtUp ? 1 : 0);
-        },
-      });
-      this.skipped = new Counter({
-        name: 'hookline_catalog_records_skipped_total',
-        help: 'Catalog records that could not be decoded and were skipped.',
-        registers: [options.metrics],
-      });
-    }
+  }
+
+  /** Entities materialised so far, and records skipped as undecodable (for `catalogStoreMetrics`). */
+  get counts(): { sources: number; destinations: number; skippedRecords: number } {
+    return {
+      sources: this.state.sourceCount,
+      destinations: this.state.destinationCount,
+      skippedRecords: this.skipped,
+    };
   }
 
   // --- CatalogView ---
@@ -222,7 +201,7 @@ export class CatalogStore implements CatalogView {
 
   /** A record that could not be applied: counted, and read past. */
   skip(position: TopicPosition): void {
-    this.skipped?.inc();
+    this.skipped++;
     this.progress.advance(position.partition, position.offset);
   }
 

@@ -2,11 +2,18 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 
-const hooklinePackage = z.object({ name: z.literal('hookline'), version: z.string().min(1) });
+/** The service's package, or the producer library's (`packages/producer`, built from these sources). */
+const hooklinePackage = z.object({
+  name: z.enum(['hookline', '@hookline/producer']),
+  version: z.string().min(1),
+});
 
 let cachedVersion: string | undefined;
 
-/** Hookline's version, read once from its package.json (found above this file in src/ and dist/). */
+/**
+ * Hookline's version, read once from its package.json (found above this file in src/ and dist/),
+ * or, in the installed producer library, the library's.
+ */
 export function hooklineVersion(): string {
   cachedVersion ??= findVersion(__dirname);
   return cachedVersion;

@@ -1,6 +1,8 @@
 import type { Clock } from '../core/clock';
 import { HooklineError, errorMessage } from '../core/errors';
 import type { Logger } from '../observability/logger';
+import { cutBatch, type QueuedItem } from './batch-cut';
+import { FlushWaiters, RoomWaiters } from './batch-waiters';
 import { ClientClosedError, MessagesNotDeliveredError, QueueFullError } from './errors';
 import type { Scheduler } from './scheduler';
 
@@ -33,19 +35,7 @@ export interface BatcherOptions<P> {
   onError(err: Error, info: { messages: number; willRetry: boolean; messageIds: string[] }): void;
 }
 
-interface Item<P> {
-  seq: number;
-  payload: P;
-  messageId: string;
-  /** Its share of a batch: own bytes plus the per-item overhead. */
-  bytes: number;
-}
-
-interface Waiter {
-  throughSeq: number;
-  resolve: () => void;
-  reject: (err: Error) => void;
-}
+type Item<P> = QueuedItem<P>;
 
 export type FlushReason = 'count' | 'size' | 'timer' | 'flush';
 
@@ -71,11 +61,12 @@ export class Batcher<P> {
   private bytesSinceFlush = 0;
   private lastFlushMs: number;
   private cancelTimer: (() => void) | undefined;
-  private waiters: Waiter[] = [];
+  private readonly flushWaiters = new FlushWaiters();
   private stopped = false;
   private idleWaiters: (() => void)[] = [];
-  private roomWaiters: (() => void)[] = [];
-  private roomWakeScheduled = false;
+  private readonly roomWaiters = new RoomWaiters(
+    () => this.stopped || this.size < this.options.maxQueuedMessages,
+  );
   private droppedCount = 0;
   private readonly batchOverheadBytes: number;
   private readonly itemOverheadBytes: number;
@@ -108,14 +99,10 @@ export class Batcher<P> {
 
   /**
    * Resolves once a call can be queued (fewer than `maxQueuedMessages` held), or once the batcher
-   * stopped. Waiters are woken after the batch that freed the room was acknowledged or dropped
-   * and the next one was handed to `send`, in the next turn of the event loop: the transport
-   * writes that batch before the caller fills the queue again, so the caller's work overlaps the
-   * round trip instead of adding to it.
+   * stopped; in the turn after a batch freed room (RoomWaiters says why).
    */
   waitForRoom(): Promise<void> {
-    if (this.hasRoom()) return Promise.resolve();
-    return new Promise((resolve) => this.roomWaiters.push(resolve));
+    return this.roomWaiters.wait();
   }
 
   enqueue(payload: P, bytes: number, messageId = ''): void {
@@ -144,9 +131,7 @@ export class Batcher<P> {
     if (this.stopped) return Promise.reject(this.notDelivered());
     // Nothing can be sent before that batch is answered, which took too long already.
     if (this.inFlightUnanswered) return Promise.reject(this.options.ackTimeout!.error());
-    const done = new Promise<void>((resolve, reject) =>
-      this.waiters.push({ throughSeq: this.lastSeq, resolve, reject }),
-    );
+    const done = this.flushWaiters.wait(this.lastSeq);
     this.trigger('flush');
     return done;
   }
@@ -159,11 +144,8 @@ export class Batcher<P> {
     this.stopped = true;
     this.cancelTimer?.();
     this.cancelTimer = undefined;
-    if (this.waiters.length > 0) {
-      const err = this.notDelivered();
-      for (const w of this.waiters.splice(0)) w.reject(err);
-    }
-    this.wakeRoomWaiters();
+    if (this.flushWaiters.count > 0) this.flushWaiters.rejectAll(this.notDelivered());
+    this.roomWaiters.wake();
   }
 
   private notDelivered(): MessagesNotDeliveredError {
@@ -211,20 +193,15 @@ export class Batcher<P> {
     if (this.inFlight || this.stopped) return;
     const { queue } = this;
     if (queue.length === 0 || queue[0]!.seq > this.dueThroughSeq) return;
-    let bytes = this.batchOverheadBytes;
-    let n = 0;
     // A batch holds at most flushAt calls (the client spec's batch size): flushAt 1 is one call,
     // one send, even when calls queued up while the previous send was in flight.
-    while (
-      n < queue.length &&
-      n < this.options.flushAt &&
-      queue[n]!.seq <= this.dueThroughSeq &&
-      (n === 0 || bytes + queue[n]!.bytes <= this.options.maxBatchBytes)
-    ) {
-      bytes += queue[n]!.bytes;
-      n++;
-    }
-    const batch = queue.splice(0, n);
+    const { count, bytes } = cutBatch(queue, {
+      flushAt: this.options.flushAt,
+      maxBatchBytes: this.options.maxBatchBytes,
+      batchOverheadBytes: this.batchOverheadBytes,
+      dueThroughSeq: this.dueThroughSeq,
+    });
+    const batch = queue.splice(0, count);
     this.inFlight = batch;
     const startedMs = this.options.clock.now();
     let sending: Promise<void>;
@@ -260,11 +237,7 @@ export class Batcher<P> {
   private unanswered(batch: Item<P>[], err: Error): void {
     if (this.inFlight !== batch) return;
     this.inFlightUnanswered = true;
-    const firstSeq = batch[0]!.seq;
-    this.settle(
-      (w) => w.throughSeq >= firstSeq,
-      (w) => w.reject(err),
-    );
+    this.flushWaiters.failed(batch[0]!.seq, err);
     this.report(err, batch, true);
   }
 
@@ -276,19 +249,6 @@ export class Batcher<P> {
     } catch (callbackErr) {
       this.options.logger.error({ err: errorMessage(callbackErr) }, 'onError callback threw');
     }
-  }
-
-  private hasRoom(): boolean {
-    return this.stopped || this.size < this.options.maxQueuedMessages;
-  }
-
-  private wakeRoomWaiters(): void {
-    if (this.roomWaiters.length === 0 || this.roomWakeScheduled) return;
-    this.roomWakeScheduled = true;
-    setImmediate(() => {
-      this.roomWakeScheduled = false;
-      if (this.hasRoom()) for (const resolve of this.roomWaiters.splice(0)) resolve();
-    });
   }
 
   private landed(): void {
@@ -304,27 +264,21 @@ export class Batcher<P> {
       { messages: batch.length, bytes, durationMs: this.options.clock.now() - startedMs },
       'batch acknowledged',
     );
-    this.settle(
-      (w) => w.throughSeq <= lastSeq,
-      (w) => w.resolve(),
-    );
+    this.flushWaiters.acknowledged(lastSeq);
     this.pump();
-    this.wakeRoomWaiters();
+    this.roomWaiters.wake();
   }
 
   private failed(batch: Item<P>[], err: Error): void {
     this.landed();
     const firstSeq = batch[0]!.seq;
-    this.settle(
-      (w) => w.throughSeq >= firstSeq,
-      (w) => w.reject(err),
-    );
+    this.flushWaiters.failed(firstSeq, err);
     const willRetry = err instanceof HooklineError && err.retriable && !this.stopped;
     this.report(err, batch, willRetry);
     if (!willRetry) {
       this.droppedCount += batch.length;
       this.pump();
-      this.wakeRoomWaiters();
+      this.roomWaiters.wake();
       return;
     }
     // Back at the head, in order; nothing more is sent until the next flush.
@@ -334,14 +288,5 @@ export class Batcher<P> {
     this.bytesSinceFlush = 0;
     this.lastFlushMs = this.options.clock.now();
     this.armTimer();
-  }
-
-  private settle(matches: (w: Waiter) => boolean, settle: (w: Waiter) => void): void {
-    const remaining: Waiter[] = [];
-    for (const w of this.waiters) {
-      if (matches(w)) settle(w);
-      else remaining.push(w);
-    }
-    this.waiters = remaining;
   }
 }

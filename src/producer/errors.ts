@@ -8,7 +8,7 @@ export {
   RegistryUnavailableError,
   UnencodableRecordError,
 } from '../core/errors';
-export { CatalogLagError } from '../catalog';
+export { CatalogLagError } from '../catalog/reader';
 
 /**
  * Errors the producer library throws or reports. Every one is a HooklineError: `instanceof` to

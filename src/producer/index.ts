@@ -1,10 +1,11 @@
 /**
- * `hookline/producer`: Hookline's TypeScript client library. It publishes calls straight to
- * Kafka, Avro through the schema registry, as the very records the tracking API would write for
- * the same calls (same normalisation, topic, key and schema), so they flow through routing and
- * delivery unchanged. Transport 'http' sends the same calls to a tracking API instead.
+ * `@hookline/producer` (also `hookline/producer` from the service package): Hookline's client
+ * library, built into packages/producer from this file and what it imports. It publishes calls
+ * straight to Kafka, Avro through the schema registry, as the very records the tracking API would
+ * write for the same calls (same normalisation, topic, key and schema), so they flow through
+ * routing and delivery unchanged. Transport 'http' sends the same calls to a tracking API instead.
  *
- *   import { Analytics } from 'hookline/producer';
+ *   import { Analytics } from '@hookline/producer';
  *
  *   const analytics = await Analytics.connect(writeKey); // brokers/registry from KAFKA_BROKERS, SCHEMA_REGISTRY_URL
  *   analytics.identify({ userId: 'u1', traits: { plan: 'pro' } });
@@ -15,7 +16,7 @@
  * InvalidMessageError / MessageTooLargeError (the call is wrong), QueueFullError (back-pressure,
  * retriable), ClientClosedError, SourceDisabledError / InvalidWriteKeyError (the catalog changed).
  * Batching: every `flushAt` calls (20) or `flushAfterMs` (5 s) after the last flush, ≤ 500 KB a
- * batch. `DEBUG=analytics` logs what the library does to stderr. See README.md in this folder.
+ * batch. `DEBUG=analytics` logs what the library does to stderr. See packages/producer/README.md.
  */
 export { Analytics } from './analytics';
 export type {

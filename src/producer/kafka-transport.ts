@@ -131,10 +131,11 @@ export async function connectKafkaTransport(
 
 /**
  * The library writes events and reads the catalog's sources: only those schemas are registered.
- * Without the Destination schema it could not decode a destination record even by mistake.
+ * Without the Destination schema it could not decode a destination record even by mistake. The
+ * package build (packages/producer) ships exactly these files.
  */
-export function producerSchemas() {
-  return loadSchemaFiles(defaultSchemaDir()).filter(
+export function producerSchemas(dir = defaultSchemaDir()) {
+  return loadSchemaFiles(dir).filter(
     (s) => s.fullName.startsWith(`${EVENT_NAMESPACE}.`) || s.fullName === SOURCE_RECORD,
   );
 }

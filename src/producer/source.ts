@@ -1,7 +1,7 @@
 import type { Admin, Kafka } from 'kafkajs';
 import type { AvroCodec } from '../avro/codec';
 import { withDeadline } from '../core/deadline';
-import { CatalogLagError, CatalogStore, startMaterialiser, type Materialiser } from '../catalog';
+import { CatalogLagError, CatalogStore, startMaterialiser, type Materialiser } from '../catalog/reader';
 import type { Source } from '../records/catalog-model';
 import { CatalogRecordCodec } from '../records/catalog';
 import type { Clock } from '../core/clock';
