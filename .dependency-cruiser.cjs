@@ -1,7 +1,7 @@
 /**
  * The direction of dependencies in src/ (docs/ARCHITECTURE.md draws it):
  *
- *   root (main.ts, compose.ts, admin-api.ts, cluster-*.ts)   builds everything; nothing imports it
+ *   root (compose.ts, admin-api.ts, process/)   builds everything; nothing imports it
  *     → stages (ingest, routing, delivery, operations, deletions, audiences, producer, cli)
  *         → catalog (through its index.ts only)
  *             → kernels (core, config, observability, avro, events, records, kafka, http, security)
@@ -11,8 +11,7 @@
  */
 const STAGES = '(ingest|routing|delivery|operations|deletions|audiences|producer|cli)';
 const KERNELS = '(core|config|observability|avro|events|records|kafka|http|security)';
-const ROOT =
-  '^src/(main|compose|admin-api|cluster-primary|cluster-attempts|cluster-worker|cluster-protocol)\\.ts$';
+const ROOT = '^src/((compose|admin-api)\\.ts|process/)';
 
 module.exports = {
   forbidden: [
@@ -54,7 +53,7 @@ module.exports = {
     {
       name: 'nothing-imports-the-root',
       severity: 'error',
-      comment: 'The composition root is the top: only main.ts (and tests, the bench, tools) start it.',
+      comment: 'The composition root is the top: only process/main.ts (and tests, the bench, tools) start it.',
       from: { path: '^src/', pathNot: ROOT },
       to: { path: ROOT },
     },

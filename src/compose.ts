@@ -1,7 +1,7 @@
 import type { Admin, Kafka } from 'kafkajs';
 import { Registry } from 'prom-client';
 import { mountAdminApi } from './admin-api';
-import type { WorkerGroupView } from './cluster-worker';
+import type { WorkerGroupView } from './process/child';
 import type { AvroCodec } from './avro/codec';
 import { connectAvro } from './avro/connect';
 import { registryAnswers } from './avro/registry-health';
@@ -43,7 +43,7 @@ export interface AppOptions {
   cluster: ClusterAddress;
   logger?: Logger;
   clock?: Clock;
-  /** A child of HOOKLINE_WORKERS: serves the whole group's /metrics and readiness (cluster-worker.ts). */
+  /** A child of HOOKLINE_WORKERS: serves the whole group's /metrics and readiness (src/process/child.ts). */
   joinGroup?: (metrics: Registry) => WorkerGroupView;
   /** Told what the Kafka client logs, so that a failed start-up can tell a broker outage (main.ts). */
   outage?: BrokerOutageWatch;

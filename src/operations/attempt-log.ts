@@ -23,7 +23,7 @@ export interface AttemptsFound {
 
 /**
  * Where the admin API reads recent attempts: this process's `AttemptLog`; in a child of
- * HOOKLINE_WORKERS that keeps none, the log of the child that does (cluster-worker.ts); with
+ * HOOKLINE_WORKERS that keeps none, the log of the child that does (src/process/child.ts); with
  * HOOKLINE_ATTEMPT_INDEX=shared, this process's share or the process keeping the destination's
  * (shared-attempts.ts); with `false`, none (attempt_index_off).
  */

@@ -15,7 +15,7 @@ function childPids(pid: number): number[] {
       // Fields after the command's closing parenthesis: state, ppid, ...
       const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
       const [state, ppid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      const main = readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes('src/main.ts');
+      const main = readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes('src/process/main.ts');
       if (Number(ppid) === pid && state !== 'Z' && main) pids.push(Number(entry));
     } catch {
       // gone meanwhile

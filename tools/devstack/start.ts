@@ -4,7 +4,7 @@
  * or a local Kafka + schema registry started here and stopped with Hookline. Without
  * HOOKLINE_SECRETS_KEY it uses a development key kept in ~/.cache/hookline/secrets.key.
  */
-import { fail, run } from '../../src/main';
+import { fail, run } from '../../src/process/main';
 import { resolveCluster } from './resolve';
 import { localSecretsKey } from './secrets-key';
 

@@ -1,6 +1,6 @@
-import { AttemptQueryRelay, type RelayPeer } from '../../src/cluster-attempts';
-import type { AttemptsRequest, WorkerReply } from '../../src/cluster-protocol';
-import type { AttemptsFound } from '../../src/operations/attempt-log';
+import { AttemptQueryRelay, type RelayPeer } from '../../../src/process/attempt-relay';
+import type { AttemptsRequest, WorkerReply } from '../../../src/process/messages';
+import type { AttemptsFound } from '../../../src/operations/attempt-log';
 
 /** A child that records what the primary sends it. */
 function child(): RelayPeer & { got: (AttemptsRequest | WorkerReply)[] } {

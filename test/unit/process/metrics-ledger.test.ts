@@ -1,7 +1,7 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { ClusterMetricsLedger, type MetricsSnapshot } from '../../src/cluster-metrics';
-import { joinWorkerGroup } from '../../src/cluster-worker';
-import { recordProcessSend } from '../support/process-send';
+import { ClusterMetricsLedger, type MetricsSnapshot } from '../../../src/process/metrics-ledger';
+import { joinWorkerGroup } from '../../../src/process/child';
+import { recordProcessSend } from '../../support/process-send';
 
 /** One child's registry: a counter, a histogram and a gauge, as a child of the group has. */
 function child(delivered: number, inFlight: number) {

@@ -1,8 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import { KafkaJSConnectionError, KafkaJSSASLAuthenticationError } from 'kafkajs';
-import { silentLogger } from '../../src/observability/logger';
-import { startThroughOutage } from '../../src/start-up';
-import { projectRoot } from '../support/project-root';
+import { silentLogger } from '../../../src/observability/logger';
+import { startThroughOutage } from '../../../src/process/start-up';
+import { projectRoot } from '../../support/project-root';
 
 /** A start-up whose attempts fail with the given errors in turn, then succeed; on a fake clock. */
 function harness(failures: Error[], opts: { outageSeenAtMs?: number; stopAfterAttempts?: number } = {}) {
@@ -80,7 +80,7 @@ describe('start-up between attempts', () => {
     // attempt. An unreferenced timer there let it exit with code 0 instead of starting.
     const script = [
       "const { KafkaJSConnectionError } = require('kafkajs');",
-      "const { startThroughOutage } = require('./src/start-up');",
+      "const { startThroughOutage } = require('./src/process/start-up');",
       "const { silentLogger } = require('./src/observability/logger');",
       'let attempts = 0;',
       'startThroughOutage({',

@@ -1,5 +1,5 @@
 /**
- * The child side of HOOKLINE_WORKERS > 1 (see cluster-primary.ts): a child runs the whole app as
+ * The child side of HOOKLINE_WORKERS > 1 (see primary.ts): a child runs the whole app as
  * one process would, and asks the primary, over the cluster IPC channel, for what spans every
  * child: the aggregated /metrics, whether every child is up, and (in every child but the one that
  * keeps the attempt index) recent attempts.
@@ -7,11 +7,11 @@
 import cluster from 'node:cluster';
 import { randomUUID } from 'node:crypto';
 import type { Registry } from 'prom-client';
-import { HttpError } from './http/respond';
-import type { HttpServerOptions, ReadinessCheck } from './http/server';
-import { errorMessage } from './core/errors';
-import { AttemptIndexUnavailableError } from './operations/errors';
-import type { AttemptSource } from './operations/attempt-log';
+import { HttpError } from '../http/respond';
+import type { HttpServerOptions, ReadinessCheck } from '../http/server';
+import { errorMessage } from '../core/errors';
+import { AttemptIndexUnavailableError } from '../operations/errors';
+import type { AttemptSource } from '../operations/attempt-log';
 import {
   ATTEMPT_INDEX_DUTY_ENV,
   METRIC_AGGREGATORS,
@@ -21,11 +21,11 @@ import {
   type MetricsSnapshotMessage,
   type WorkerReply,
   type WorkerRequest,
-} from './cluster-protocol';
+} from './messages';
 
 /** What a child serves for the whole group of processes. */
 export interface WorkerGroupView {
-  /** `/metrics`: the aggregate of every child's registry, kept by the primary (cluster-metrics.ts). */
+  /** `/metrics`: the aggregate of every child's registry, kept by the primary (metrics-ledger.ts). */
   server: Required<Pick<HttpServerOptions, 'metricsText'>>;
   /** Ready when every child the primary runs has started. */
   readiness: ReadinessCheck;

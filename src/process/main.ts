@@ -6,15 +6,15 @@
  */
 import { randomBytes } from 'node:crypto';
 import { availableParallelism } from 'node:os';
-import { startWorkerGroup } from './cluster-primary';
-import { announceStarted, isWorkerChild, joinWorkerGroup, setMetricAggregators } from './cluster-worker';
-import { startApp, type App, type ClusterAddress } from './compose';
-import { loadConfig, workerCount, type Config } from './config/config';
-import { ConfigError } from './core/errors';
-import { BrokerOutageWatch } from './kafka/outage';
-import { createLogger, type Logger } from './observability/logger';
-import { urlWithoutPassword } from './observability/redact';
-import { SecretKeyring } from './security/secrets';
+import { startWorkerGroup } from './primary';
+import { announceStarted, isWorkerChild, joinWorkerGroup, setMetricAggregators } from './child';
+import { startApp, type App, type ClusterAddress } from '../compose';
+import { loadConfig, workerCount, type Config } from '../config/config';
+import { ConfigError } from '../core/errors';
+import { BrokerOutageWatch } from '../kafka/outage';
+import { createLogger, type Logger } from '../observability/logger';
+import { urlWithoutPassword } from '../observability/redact';
+import { SecretKeyring } from '../security/secrets';
 import { startThroughOutage } from './start-up';
 
 /** A cluster to run on, and how to let go of it when Hookline stops. */

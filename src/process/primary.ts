@@ -4,14 +4,14 @@
  * and hands them out round-robin) and, as members of the same consumer groups, the partitions of
  * the router and worker roles. The primary restarts a child that exits (after a backoff), answers
  * the children's questions that span all of them (the aggregated /metrics, whether all are up),
- * passes their attempt queries to the one child that keeps the attempt index (cluster-attempts.ts;
+ * passes their attempt queries to the one child that keeps the attempt index (attempt-relay.ts;
  * a child restarted in its place keeps it again), and on SIGTERM/SIGINT lets every child drain and
  * waits for them before it exits.
  */
 import cluster, { type Worker } from 'node:cluster';
 import { randomUUID } from 'node:crypto';
-import { AttemptQueryRelay } from './cluster-attempts';
-import { ClusterMetricsLedger } from './cluster-metrics';
+import { AttemptQueryRelay } from './attempt-relay';
+import { ClusterMetricsLedger } from './metrics-ledger';
 import {
   ATTEMPT_INDEX_DUTY_ENV,
   WORKER_MESSAGES,
@@ -20,8 +20,8 @@ import {
   type WorkerReply,
   type WorkerRequest,
   type WorkerStarted,
-} from './cluster-protocol';
-import type { Logger } from './observability/logger';
+} from './messages';
+import type { Logger } from '../observability/logger';
 
 export interface WorkerGroupOptions {
   count: number;

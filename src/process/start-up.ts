@@ -1,8 +1,8 @@
-import { backoffDelayMs, sleepHoldingProcess } from './core/backoff';
-import { systemClock, type Clock } from './core/clock';
-import { errorMessage } from './core/errors';
-import { isPermanentStartError, isTransientStartError, type BrokerOutageWatch } from './kafka/outage';
-import type { Logger } from './observability/logger';
+import { backoffDelayMs, sleepHoldingProcess } from '../core/backoff';
+import { systemClock, type Clock } from '../core/clock';
+import { errorMessage } from '../core/errors';
+import { isPermanentStartError, isTransientStartError, type BrokerOutageWatch } from '../kafka/outage';
+import type { Logger } from '../observability/logger';
 
 /** After the first failed start, how long start-up keeps trying: the wait connecting allows too (client.ts). */
 export const START_OUTAGE_BUDGET_MS = 60_000;

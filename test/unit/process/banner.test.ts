@@ -1,4 +1,4 @@
-import { bannerText } from '../../src/main';
+import { bannerText } from '../../../src/process/main';
 
 describe('bannerText', () => {
   const config = { http: { host: '0.0.0.0', port: 8080 }, adminHttp: undefined };

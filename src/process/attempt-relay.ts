@@ -3,7 +3,7 @@
  * group, not once per child); the primary passes the other children's questions to it and its
  * answers back. This is the primary's side, apart from node:cluster so that it can be tested.
  */
-import type { AttemptsAnswer, AttemptsRequest, WorkerReply } from './cluster-protocol';
+import type { AttemptsAnswer, AttemptsRequest, WorkerReply } from './messages';
 
 /** A child as the relay sees it. */
 export interface RelayPeer {

@@ -1,7 +1,7 @@
 import { Registry } from 'prom-client';
-import { joinWorkerGroup } from '../../src/cluster-worker';
-import type { AttemptsFound, AttemptSource } from '../../src/operations/attempt-log';
-import { recordProcessSend } from '../support/process-send';
+import { joinWorkerGroup } from '../../../src/process/child';
+import type { AttemptsFound, AttemptSource } from '../../../src/operations/attempt-log';
+import { recordProcessSend } from '../../support/process-send';
 
 /** The keeping child's side: questions the primary passes on are answered from the index served. */
 describe('a child keeping the attempt index', () => {

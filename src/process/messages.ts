@@ -3,8 +3,8 @@
  * combines across children on the one /metrics. Counters and histograms add up (prom-client's
  * default `sum`); a gauge every process computes for the whole cluster would be counted N times.
  */
-import type { MetricsSnapshot } from './cluster-metrics';
-import type { AttemptQuery, AttemptsFound } from './operations/attempt-log';
+import type { MetricsSnapshot } from './metrics-ledger';
+import type { AttemptQuery, AttemptsFound } from '../operations/attempt-log';
 
 export const WORKER_MESSAGES = {
   started: 'hookline:worker-started',
