@@ -1,7 +1,7 @@
 import type { Admin, Kafka } from 'kafkajs';
 import { Registry } from 'prom-client';
 import { mountAdminApi } from './admin-api';
-import type { WorkerGroupView } from './process/child';
+import type { PrimaryLink } from './process/child';
 import type { AvroCodec } from './avro/codec';
 import { connectAvro } from './avro/connect';
 import { registryAnswers } from './avro/registry-health';
@@ -43,8 +43,8 @@ export interface AppOptions {
   cluster: ClusterAddress;
   logger?: Logger;
   clock?: Clock;
-  /** A child of HOOKLINE_WORKERS: serves the whole group's /metrics and readiness (src/process/child.ts). */
-  joinGroup?: (metrics: Registry) => WorkerGroupView;
+  /** A child of HOOKLINE_WORKERS: serves every process's /metrics and readiness (process/child.ts). */
+  linkToPrimary?: (metrics: Registry) => PrimaryLink;
   /** Told what the Kafka client logs, so that a failed start-up can tell a broker outage (main.ts). */
   outage?: BrokerOutageWatch;
   /**
@@ -101,9 +101,9 @@ export async function startApp(options: AppOptions): Promise<App> {
     },
     { name: 'schemaRegistry', check: () => registryAnswers(cluster.schemaRegistryUrl, config.registry) },
   ];
-  const group = options.joinGroup?.(metrics);
-  if (group) readiness.push(group.readiness);
-  const http = createHttpServer({ ...config.http, ...group?.server, router, metrics, readiness, logger });
+  const primary = options.linkToPrimary?.(metrics);
+  if (primary) readiness.push(primary.readiness);
+  const http = createHttpServer({ ...config.http, ...primary?.server, router, metrics, readiness, logger });
   // With HOOKLINE_ADMIN_PORT, the admin API is served only by a server of its own (plus /healthz).
   const adminRouter = config.adminHttp ? new Router() : router;
   const adminHttp =
@@ -207,9 +207,9 @@ export async function startApp(options: AppOptions): Promise<App> {
       });
     }
     // Operations (dead letters, redrive, attempts, replay) serve the admin API on every process;
-    // a group of HOOKLINE_WORKERS children keeps one attempt index, in one of them (or none:
+    // the children of HOOKLINE_WORKERS keep one attempt index, in one of them (or none:
     // HOOKLINE_ATTEMPT_INDEX=false).
-    const groupAttempts = config.operations.attemptIndex !== 'false' ? group?.attempts : undefined;
+    const sharedAttempts = config.operations.attemptIndex !== 'false' ? primary?.attempts : undefined;
     const operations = await startOperations({
       ...clients,
       events,
@@ -222,15 +222,15 @@ export async function startApp(options: AppOptions): Promise<App> {
         logger: logger.child({ component: 'replay' }),
       }),
       settings: config.operations,
-      ...(groupAttempts && !groupAttempts.keeps && { remoteAttempts: groupAttempts.remote }),
+      ...(sharedAttempts && !sharedAttempts.keeps && { remoteAttempts: sharedAttempts.remote }),
       shared: sharedAttemptIndexSettings(config, adminPort ?? httpPort),
       metrics,
       clock,
       logger,
     });
     lifecycle.onStop('operations', () => operations.stop());
-    if (groupAttempts?.keeps) {
-      const stopServing = groupAttempts.serve(operations.attempts);
+    if (sharedAttempts?.keeps) {
+      const stopServing = sharedAttempts.serve(operations.attempts);
       lifecycle.onStop('attempt-queries', async () => stopServing());
     }
     const worker = config.roles.includes('worker')

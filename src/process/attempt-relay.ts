@@ -1,13 +1,13 @@
 /**
- * HOOKLINE_WORKERS > 1: one child keeps the group's attempt index (every attempt read once per
- * group, not once per child); the primary passes the other children's questions to it and its
+ * HOOKLINE_WORKERS > 1: one child keeps the processes' attempt index (every attempt read once
+ * for all of them, not once per child); the primary passes the other children's questions to it and its
  * answers back. This is the primary's side, apart from node:cluster so that it can be tested.
  */
-import type { AttemptsAnswer, AttemptsRequest, WorkerReply } from './messages';
+import type { AttemptsAnswer, AttemptsRequest, PrimaryReply } from './messages';
 
 /** A child as the relay sees it. */
 export interface RelayPeer {
-  send(message: AttemptsRequest | WorkerReply): void;
+  send(message: AttemptsRequest | PrimaryReply): void;
 }
 
 export interface AttemptQueryRelayOptions {
@@ -69,7 +69,7 @@ export class AttemptQueryRelay {
     return this.pending.size;
   }
 
-  private settle(id: string, reply: Omit<WorkerReply, 'id'>): void {
+  private settle(id: string, reply: Omit<PrimaryReply, 'id'>): void {
     const pending = this.pending.get(id);
     if (!pending) return;
     this.pending.delete(id);

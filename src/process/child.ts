@@ -1,10 +1,10 @@
 /**
  * The child side of HOOKLINE_WORKERS > 1 (see primary.ts): a child runs the whole app as
- * one process would, and asks the primary, over the cluster IPC channel, for what spans every
+ * one process would, and asks the primary, over node:cluster's IPC channel, for what spans every
  * child: the aggregated /metrics, whether every child is up, and (in every child but the one that
  * keeps the attempt index) recent attempts.
  */
-import cluster from 'node:cluster';
+import nodeCluster from 'node:cluster';
 import { randomUUID } from 'node:crypto';
 import type { Registry } from 'prom-client';
 import { HttpError } from '../http/respond';
@@ -15,22 +15,22 @@ import type { AttemptSource } from '../operations/attempt-log';
 import {
   ATTEMPT_INDEX_DUTY_ENV,
   METRIC_AGGREGATORS,
-  WORKER_MESSAGES,
+  CHILD_MESSAGES,
   type AttemptsAnswer,
   type AttemptsRequest,
   type MetricsSnapshotMessage,
-  type WorkerReply,
-  type WorkerRequest,
+  type PrimaryReply,
+  type ChildRequest,
 } from './messages';
 
-/** What a child serves for the whole group of processes. */
-export interface WorkerGroupView {
+/** A child's link to its primary: what it serves for every process of HOOKLINE_WORKERS. */
+export interface PrimaryLink {
   /** `/metrics`: the aggregate of every child's registry, kept by the primary (metrics-ledger.ts). */
   server: Required<Pick<HttpServerOptions, 'metricsText'>>;
   /** Ready when every child the primary runs has started. */
   readiness: ReadinessCheck;
   /**
-   * The group's one attempt index: this child keeps it (`keeps`, and then `serve`s the others'
+   * The processes' one attempt index: this child keeps it (`keeps`, and then `serve`s the others'
    * questions from it), or asks the child that does (`remote`).
    */
   attempts: {
@@ -42,32 +42,33 @@ export interface WorkerGroupView {
 }
 
 /** Whether this process is a child forked by the primary of HOOKLINE_WORKERS. */
-export const isWorkerChild = (): boolean => cluster.isWorker;
+export const isChildProcess = (): boolean => nodeCluster.isWorker;
 
 const ASK_TIMEOUT_MS = 10_000;
 
-/** Answers the primary's metric requests with `metrics`, and gives the view of the whole group. */
-export function joinWorkerGroup(metrics: Registry): WorkerGroupView {
+/** Answers the primary's metric requests with `metrics`, and gives the link to the primary. */
+export function linkToPrimary(metrics: Registry): PrimaryLink {
   answerMetricsSnapshots(metrics);
   const metricsText = async () => {
-    const reply = await askPrimary({ type: WORKER_MESSAGES.metrics, id: randomUUID() });
+    const reply = await askPrimary({ type: CHILD_MESSAGES.metrics, id: randomUUID() });
     if (reply.error !== undefined || reply.text === undefined) {
-      throw new HttpError(503, 'unavailable', `metrics of every worker process: ${reply.error ?? 'none'}`);
+      throw new HttpError(503, 'unavailable', `metrics of every child process: ${reply.error ?? 'none'}`);
     }
     return reply.text;
   };
   return {
     server: { metricsText },
     readiness: {
+      // Named after HOOKLINE_WORKERS: `/readyz`'s `checks.workers` is read by probes and dashboards.
       name: 'workers',
-      check: async () => (await askPrimary({ type: WORKER_MESSAGES.ready, id: randomUUID() })).ready === true,
+      check: async () => (await askPrimary({ type: CHILD_MESSAGES.ready, id: randomUUID() })).ready === true,
     },
     attempts: {
       keeps: process.env[ATTEMPT_INDEX_DUTY_ENV] !== 'ask',
       remote: {
         find: async (destinationId, query) => {
           const reply = await askPrimary({
-            type: WORKER_MESSAGES.attempts,
+            type: CHILD_MESSAGES.attempts,
             id: randomUUID(),
             destinationId,
             query,
@@ -88,10 +89,10 @@ export function joinWorkerGroup(metrics: Registry): WorkerGroupView {
  */
 function serveAttempts(source: AttemptSource): () => void {
   const onMessage = (message: Partial<AttemptsRequest> | undefined) => {
-    if (message?.type !== WORKER_MESSAGES.attempts) return;
+    if (message?.type !== CHILD_MESSAGES.attempts) return;
     const { id, destinationId, query } = message as AttemptsRequest;
     const answer = (fields: Omit<AttemptsAnswer, 'type' | 'id'>) =>
-      process.send?.({ type: WORKER_MESSAGES.attemptsAnswer, id, ...fields } satisfies AttemptsAnswer);
+      process.send?.({ type: CHILD_MESSAGES.attemptsAnswer, id, ...fields } satisfies AttemptsAnswer);
     source.find(destinationId, query).then(
       (found) => answer({ found }),
       (err: unknown) => answer({ error: errorMessage(err) }),
@@ -110,12 +111,12 @@ function answerMetricsSnapshots(metrics: Registry): void {
   reportedRegistry = metrics;
   if (listening) return;
   process.on('message', (message: Partial<MetricsSnapshotMessage> | undefined) => {
-    if (message?.type !== WORKER_MESSAGES.metricsSnapshot || message.metrics !== undefined) return;
+    if (message?.type !== CHILD_MESSAGES.metricsSnapshot || message.metrics !== undefined) return;
     const { id } = message as MetricsSnapshotMessage;
     reportedRegistry!.getMetricsAsJSON().then(
       (snapshot) =>
         process.send?.({
-          type: WORKER_MESSAGES.metricsSnapshot,
+          type: CHILD_MESSAGES.metricsSnapshot,
           id,
           metrics: snapshot as MetricsSnapshotMessage['metrics'],
         } satisfies MetricsSnapshotMessage),
@@ -134,21 +135,21 @@ export function setMetricAggregators(metrics: Registry): void {
 
 /** Tells the primary this child has started and which ports it serves. */
 export function announceStarted(ports: { httpPort: number; adminPort: number | undefined }): void {
-  process.send?.({ type: WORKER_MESSAGES.started, ...ports });
+  process.send?.({ type: CHILD_MESSAGES.started, ...ports });
 }
 
-function askPrimary(request: WorkerRequest): Promise<WorkerReply> {
+function askPrimary(request: ChildRequest): Promise<PrimaryReply> {
   return new Promise((resolve) => {
     const timer = setTimeout(() => {
       process.off('message', onMessage);
       resolve({ id: request.id, error: 'the primary did not answer' });
     }, ASK_TIMEOUT_MS);
     const onMessage = (message: unknown) => {
-      const reply = message as Partial<WorkerReply>;
+      const reply = message as Partial<PrimaryReply>;
       if (reply?.id !== request.id) return;
       clearTimeout(timer);
       process.off('message', onMessage);
-      resolve(reply as WorkerReply);
+      resolve(reply as PrimaryReply);
     };
     process.on('message', onMessage);
     process.send?.(request);

@@ -6,10 +6,10 @@
  */
 import { randomBytes } from 'node:crypto';
 import { availableParallelism } from 'node:os';
-import { startWorkerGroup } from './primary';
-import { announceStarted, isWorkerChild, joinWorkerGroup, setMetricAggregators } from './child';
+import { forkChildren } from './primary';
+import { announceStarted, isChildProcess, linkToPrimary, setMetricAggregators } from './child';
 import { startApp, type App, type ClusterAddress } from '../compose';
-import { loadConfig, workerCount, type Config } from '../config/config';
+import { loadConfig, processCount, type Config } from '../config/config';
 import { ConfigError } from '../core/errors';
 import { BrokerOutageWatch } from '../kafka/outage';
 import { createLogger, type Logger } from '../observability/logger';
@@ -72,11 +72,11 @@ export async function run(options: RunOptions): Promise<void> {
       `Generated a development admin token (set HOOKLINE_ADMIN_TOKEN to choose one):\n  ${config.adminToken}\n`,
     );
   }
-  const workers = isWorkerChild() ? 1 : workerCount(config.workers, availableParallelism());
-  if (workers > 1) {
+  const processes = isChildProcess() ? 1 : processCount(config.processes, availableParallelism());
+  if (processes > 1) {
     // The primary: the children get what it resolved, so they neither start a stack nor make keys.
-    const group = startWorkerGroup({
-      count: workers,
+    const children = forkChildren({
+      count: processes,
       env: {
         ...options.env,
         KAFKA_BROKERS: cluster.kafkaBrokers.join(','),
@@ -85,14 +85,14 @@ export async function run(options: RunOptions): Promise<void> {
         ...(localKey && { HOOKLINE_SECRETS_KEY: localKey.toString('base64') }),
       },
       logger,
-      onAllStarted: (ports) => banner(config, cluster, { ...ports, workers }),
-      onStartFailed: () => void stopGroup().then(() => process.exit(1)),
+      onAllStarted: (ports) => banner(config, cluster, { ...ports, processes }),
+      onStartFailed: () => void stopAll().then(() => process.exit(1)),
     });
-    const stopGroup = async () => {
-      await group.stop();
+    const stopAll = async () => {
+      await children.stop();
       await cluster.stop();
     };
-    onSignal(logger, stopGroup);
+    onSignal(logger, stopAll);
     return;
   }
 
@@ -112,7 +112,7 @@ export async function run(options: RunOptions): Promise<void> {
         logger,
         outage,
         signal,
-        joinGroup: isWorkerChild() ? joinWorkerGroup : undefined,
+        linkToPrimary: isChildProcess() ? linkToPrimary : undefined,
       }),
     outage,
     stopping: () => signalled(),
@@ -140,10 +140,10 @@ export async function run(options: RunOptions): Promise<void> {
     await cluster.stop();
     process.exit(1);
   }
-  if (isWorkerChild()) {
+  if (isChildProcess()) {
     setMetricAggregators(app.parts.metrics);
     announceStarted({ httpPort: app.httpPort, adminPort: app.adminPort });
-  } else banner(config, cluster, { httpPort: app.httpPort, adminPort: app.adminPort, workers: 1 });
+  } else banner(config, cluster, { httpPort: app.httpPort, adminPort: app.adminPort, processes: 1 });
 }
 
 /**
@@ -161,14 +161,14 @@ function onSignal(logger: Logger, stop: () => Promise<void>): () => boolean {
   };
   process.on('SIGINT', () => void shutdown('SIGINT'));
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
-  if (isWorkerChild()) process.on('disconnect', () => void shutdown('primary gone'));
+  if (isChildProcess()) process.on('disconnect', () => void shutdown('primary gone'));
   return () => stopping;
 }
 
 function banner(
   config: Config,
   cluster: Cluster,
-  ports: { httpPort: number; adminPort: number | undefined; workers: number },
+  ports: { httpPort: number; adminPort: number | undefined; processes: number },
 ): void {
   process.stdout.write(bannerText(config, cluster, ports));
 }
@@ -180,7 +180,7 @@ function banner(
 export function bannerText(
   config: Pick<Config, 'http' | 'adminHttp'>,
   cluster: Pick<Cluster, 'kind' | 'kafkaBrokers' | 'schemaRegistryUrl'>,
-  ports: { httpPort: number; adminPort: number | undefined; workers: number },
+  ports: { httpPort: number; adminPort: number | undefined; processes: number },
 ): string {
   const urlOf = (host: string, port: number) => `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`;
   const base = urlOf(config.http.host, ports.httpPort);
@@ -193,7 +193,7 @@ export function bannerText(
       : [`  HTTP API        ${base}   (tracking /v1/*, admin /api/v1/*, /livez, /readyz, /metrics)`];
   return [
     '',
-    `Hookline is up (${cluster.kind} cluster, ${ports.workers} process${ports.workers > 1 ? 'es' : ''}).`,
+    `Hookline is up (${cluster.kind} cluster, ${ports.processes} process${ports.processes > 1 ? 'es' : ''}).`,
     ...adminLine,
     `  Kafka brokers   ${cluster.kafkaBrokers.join(',')}`,
     `  Schema registry ${urlWithoutPassword(cluster.schemaRegistryUrl)}`,

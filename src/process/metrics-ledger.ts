@@ -3,12 +3,12 @@
  * gave (`getMetricsAsJSON()` of its registry), plus what children that exited had counted.
  *
  * prom-client's `AggregatorRegistry.clusterMetrics()` sums whatever the children alive at that
- * moment answer. A child that exits takes its counters with it, so the group's counters went
+ * moment answer. A child that exits takes its counters with it, so the counters of all processes went
  * backwards at every restart (Prometheus reads that as a reset, and `rate()` then counts the
  * survivors' whole totals again as new increments); and a child still starting, not answering
  * yet, made every scrape fail for 5 s. Here a child's counters and histograms, as last reported,
- * are kept once it exits ("retired") and added to the live children's, so a counter of the
- * group only ever grows while the primary runs; its gauges (memory, in-flight, lag) describe a
+ * are kept once it exits ("retired") and added to the live children's, so a counter of all
+ * processes only ever grows while the primary runs; its gauges (memory, in-flight, lag) describe a
  * process that no longer exists and are dropped. A child that does not answer a scrape in time
  * counts with its previous snapshot.
  */
@@ -19,7 +19,7 @@ export type MetricsSnapshot = MetricObjectWithValues<MetricValue<string>>[];
 /** Metric types whose values only grow within a process: kept after the process exits. */
 const CUMULATIVE_TYPES: ReadonlySet<string> = new Set(['counter', 'histogram']);
 
-export class ClusterMetricsLedger {
+export class ChildMetricsLedger {
   private readonly latest = new Map<number, MetricsSnapshot>();
   private readonly exited = new Set<number>();
   private retired: MetricsSnapshot = [];

@@ -2,30 +2,33 @@
  * HOOKLINE_WORKERS > 1: the primary process forks that many children (node:cluster), each running
  * the whole app (main.ts → compose.ts). They share the HTTP port (the primary accepts connections
  * and hands them out round-robin) and, as members of the same consumer groups, the partitions of
- * the router and worker roles. The primary restarts a child that exits (after a backoff), answers
+ * the router and child roles. The primary restarts a child that exits (after a backoff), answers
  * the children's questions that span all of them (the aggregated /metrics, whether all are up),
  * passes their attempt queries to the one child that keeps the attempt index (attempt-relay.ts;
  * a child restarted in its place keeps it again), and on SIGTERM/SIGINT lets every child drain and
  * waits for them before it exits.
+ *
+ * Words: the primary forks *children* (node:cluster's API calls them workers: `nodeCluster.workers`);
+ * "worker" is only the delivery role, "group" only a Kafka consumer group, "cluster" only Kafka's.
  */
-import cluster, { type Worker } from 'node:cluster';
+import nodeCluster, { type Worker as Child } from 'node:cluster';
 import { randomUUID } from 'node:crypto';
 import { AttemptQueryRelay } from './attempt-relay';
-import { ClusterMetricsLedger } from './metrics-ledger';
+import { ChildMetricsLedger } from './metrics-ledger';
 import {
   ATTEMPT_INDEX_DUTY_ENV,
-  WORKER_MESSAGES,
+  CHILD_MESSAGES,
   type AttemptsAnswer,
   type MetricsSnapshotMessage,
-  type WorkerReply,
-  type WorkerRequest,
-  type WorkerStarted,
+  type PrimaryReply,
+  type ChildRequest,
+  type ChildStarted,
 } from './messages';
 import type { Logger } from '../observability/logger';
 
-export interface WorkerGroupOptions {
+export interface ForkChildrenOptions {
   count: number;
-  /** The children's environment: what the primary resolved (cluster, keys, token) included. */
+  /** The children's environment: what the primary resolved (Kafka cluster, keys, token) included. */
   env: NodeJS.ProcessEnv;
   logger: Logger;
   /** Called once, when every child has started for the first time. */
@@ -33,12 +36,12 @@ export interface WorkerGroupOptions {
   /**
    * Called when a child exits before every child has started once (a failed start-up, such as
    * refused Kafka credentials): restarting it would only hide the failure from the orchestrator,
-   * so the caller stops the group and exits, as one process would. Children are not restarted then.
+   * so the caller stops the children and exits, as one process would. Children are not restarted then.
    */
   onStartFailed(code: number | null, signal: string | null): void;
 }
 
-export interface WorkerGroup {
+export interface Children {
   /** Asks every child to drain (SIGTERM) and resolves once all have exited. */
   stop(): Promise<void>;
 }
@@ -53,9 +56,9 @@ const ATTEMPT_QUERY_TIMEOUT_MS = 10_000;
 /** A child that has not given its metrics in this long counts with its previous snapshot. */
 const METRICS_SNAPSHOT_TIMEOUT_MS = 2_000;
 
-export function startWorkerGroup(options: WorkerGroupOptions): WorkerGroup {
+export function forkChildren(options: ForkChildrenOptions): Children {
   const { count, logger } = options;
-  const ledger = new ClusterMetricsLedger();
+  const ledger = new ChildMetricsLedger();
   /** Metrics snapshots asked of children and not answered yet, by request id. */
   const snapshotsAsked = new Map<string, () => void>();
   const started = new Set<number>();
@@ -64,27 +67,27 @@ export function startWorkerGroup(options: WorkerGroupOptions): WorkerGroup {
   let stopping = false;
   let restartDelayMs = RESTART_DELAY_MS;
   const relay = new AttemptQueryRelay({ timeoutMs: ATTEMPT_QUERY_TIMEOUT_MS });
-  /** The child that keeps the attempt index (`cluster.worker` id). */
+  /** The child that keeps the attempt index (its node:cluster id). */
   let keeperId: number | undefined;
 
   const fork = (keepsAttemptIndex: boolean) => {
-    const worker = cluster.fork({
+    const child = nodeCluster.fork({
       ...options.env,
       [ATTEMPT_INDEX_DUTY_ENV]: keepsAttemptIndex ? 'keep' : 'ask',
     });
-    if (keepsAttemptIndex) keeperId = worker.id;
-    startedAt.set(worker.id, Date.now());
-    logger.info({ worker: worker.id, pid: worker.process.pid, keepsAttemptIndex }, 'worker process forked');
+    if (keepsAttemptIndex) keeperId = child.id;
+    startedAt.set(child.id, Date.now());
+    logger.info({ child: child.id, pid: child.process.pid, keepsAttemptIndex }, 'child process forked');
   };
 
   /** Asks every connected child for its metrics; resolves when all answered or timed out. */
   const gatherMetrics = async (): Promise<string> => {
-    const children = Object.values(cluster.workers ?? {}).filter(
-      (w): w is Worker => w !== undefined && w.isConnected(),
+    const children = Object.values(nodeCluster.workers ?? {}).filter(
+      (c): c is Child => c !== undefined && c.isConnected(),
     );
     await Promise.all(
       children.map(
-        (w) =>
+        (c) =>
           new Promise<void>((resolve) => {
             const id = randomUUID();
             const timer = setTimeout(() => {
@@ -95,69 +98,69 @@ export function startWorkerGroup(options: WorkerGroupOptions): WorkerGroup {
               clearTimeout(timer);
               resolve();
             });
-            peer(w).send({ type: WORKER_MESSAGES.metricsSnapshot, id } satisfies MetricsSnapshotMessage);
+            peer(c).send({ type: CHILD_MESSAGES.metricsSnapshot, id } satisfies MetricsSnapshotMessage);
           }),
       ),
     );
     return ledger.text();
   };
 
-  cluster.on(
+  nodeCluster.on(
     'message',
-    (worker: Worker, message: WorkerRequest | WorkerStarted | AttemptsAnswer | MetricsSnapshotMessage) => {
-      if (message?.type === WORKER_MESSAGES.metricsSnapshot) {
+    (child: Child, message: ChildRequest | ChildStarted | AttemptsAnswer | MetricsSnapshotMessage) => {
+      if (message?.type === CHILD_MESSAGES.metricsSnapshot) {
         const answered = snapshotsAsked.get(message.id);
         if (!answered || message.metrics === undefined) return;
         snapshotsAsked.delete(message.id);
-        ledger.report(worker.id, message.metrics);
+        ledger.report(child.id, message.metrics);
         answered();
-      } else if (message?.type === WORKER_MESSAGES.attempts) {
-        relay.ask(peer(worker), message);
-      } else if (message?.type === WORKER_MESSAGES.attemptsAnswer) {
+      } else if (message?.type === CHILD_MESSAGES.attempts) {
+        relay.ask(peer(child), message);
+      } else if (message?.type === CHILD_MESSAGES.attemptsAnswer) {
         relay.answered(message);
-      } else if (message?.type === WORKER_MESSAGES.started) {
-        if (worker.id === keeperId) relay.keeperStarted(peer(worker));
-        started.add(worker.id);
+      } else if (message?.type === CHILD_MESSAGES.started) {
+        if (child.id === keeperId) relay.keeperStarted(peer(child));
+        started.add(child.id);
         if (!announced && started.size >= count) {
           announced = true;
           options.onAllStarted({ httpPort: message.httpPort, adminPort: message.adminPort });
         }
-      } else if (message?.type === WORKER_MESSAGES.metrics) {
+      } else if (message?.type === CHILD_MESSAGES.metrics) {
         gatherMetrics().then(
-          (text) => reply(worker, { id: message.id, text }),
-          (err: Error) => reply(worker, { id: message.id, error: err.message }),
+          (text) => reply(child, { id: message.id, text }),
+          (err: Error) => reply(child, { id: message.id, error: err.message }),
         );
-      } else if (message?.type === WORKER_MESSAGES.ready) {
-        const live = Object.values(cluster.workers ?? {}).filter((w) => w && started.has(w.id)).length;
-        reply(worker, { id: message.id, ready: !stopping && live >= count });
+      } else if (message?.type === CHILD_MESSAGES.ready) {
+        const live = Object.values(nodeCluster.workers ?? {}).filter((c) => c && started.has(c.id)).length;
+        reply(child, { id: message.id, ready: !stopping && live >= count });
       }
     },
   );
 
-  cluster.on('exit', (worker, code, signal) => {
-    started.delete(worker.id);
-    void ledger.retire(worker.id);
-    const keptAttemptIndex = worker.id === keeperId;
+  nodeCluster.on('exit', (child, code, signal) => {
+    started.delete(child.id);
+    void ledger.retire(child.id);
+    const keptAttemptIndex = child.id === keeperId;
     if (keptAttemptIndex) {
       keeperId = undefined;
       relay.keeperGone();
     }
-    const ranMs = Date.now() - (startedAt.get(worker.id) ?? Date.now());
-    startedAt.delete(worker.id);
+    const ranMs = Date.now() - (startedAt.get(child.id) ?? Date.now());
+    startedAt.delete(child.id);
     if (stopping) return;
     if (!announced) {
       stopping = true;
       logger.fatal(
-        { worker: worker.id, pid: worker.process.pid, code, signal },
-        'worker process failed to start',
+        { child: child.id, pid: child.process.pid, code, signal },
+        'child process failed to start',
       );
       options.onStartFailed(code, signal);
       return;
     }
     if (ranMs >= STABLE_AFTER_MS) restartDelayMs = RESTART_DELAY_MS;
     logger.error(
-      { worker: worker.id, pid: worker.process.pid, code, signal, restartInMs: restartDelayMs },
-      'worker process exited; restarting it',
+      { child: child.id, pid: child.process.pid, code, signal, restartInMs: restartDelayMs },
+      'child process exited; restarting it',
     );
     setTimeout(() => {
       if (!stopping) fork(keptAttemptIndex);
@@ -170,14 +173,14 @@ export function startWorkerGroup(options: WorkerGroupOptions): WorkerGroup {
   return {
     stop: async () => {
       stopping = true;
-      const workers = Object.values(cluster.workers ?? {}).filter((w): w is Worker => w !== undefined);
+      const children = Object.values(nodeCluster.workers ?? {}).filter((c): c is Child => c !== undefined);
       await Promise.all(
-        workers.map(
-          (w) =>
+        children.map(
+          (c) =>
             new Promise<void>((resolve) => {
-              if (w.isDead()) return resolve();
-              w.once('exit', () => resolve());
-              w.process.kill('SIGTERM');
+              if (c.isDead()) return resolve();
+              c.once('exit', () => resolve());
+              c.process.kill('SIGTERM');
             }),
         ),
       );
@@ -185,13 +188,13 @@ export function startWorkerGroup(options: WorkerGroupOptions): WorkerGroup {
   };
 }
 
-function reply(worker: Worker, message: WorkerReply): void {
-  peer(worker).send(message);
+function reply(child: Child, message: PrimaryReply): void {
+  peer(child).send(message);
 }
 
 /** A child as the relay sees it: messages to a child that is gone are dropped. */
-const peer = (worker: Worker) => ({
+const peer = (child: Child) => ({
   send: (message: object) => {
-    if (worker.isConnected()) worker.send(message);
+    if (child.isConnected()) child.send(message);
   },
 });

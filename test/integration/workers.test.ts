@@ -218,7 +218,7 @@ describe('HOOKLINE_WORKERS=2, a child that cannot start', () => {
         new Promise<'running'>((resolve) => setTimeout(() => resolve('running'), 120_000).unref()),
       ]);
       expect(code).toBe(1);
-      expect(hookline.output.join('')).toContain('worker process failed to start');
+      expect(hookline.output.join('')).toContain('child process failed to start');
       expect(childPids(hookline.pid!)).toEqual([]);
     } finally {
       if (hookline.exitCode === null) hookline.kill('SIGKILL');

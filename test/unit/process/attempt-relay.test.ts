@@ -1,10 +1,10 @@
 import { AttemptQueryRelay, type RelayPeer } from '../../../src/process/attempt-relay';
-import type { AttemptsRequest, WorkerReply } from '../../../src/process/messages';
+import type { AttemptsRequest, PrimaryReply } from '../../../src/process/messages';
 import type { AttemptsFound } from '../../../src/operations/attempt-log';
 
 /** A child that records what the primary sends it. */
-function child(): RelayPeer & { got: (AttemptsRequest | WorkerReply)[] } {
-  const got: (AttemptsRequest | WorkerReply)[] = [];
+function child(): RelayPeer & { got: (AttemptsRequest | PrimaryReply)[] } {
+  const got: (AttemptsRequest | PrimaryReply)[] = [];
   return { got, send: (message) => got.push(message) };
 }
 

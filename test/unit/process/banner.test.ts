@@ -2,7 +2,7 @@ import { bannerText } from '../../../src/process/main';
 
 describe('bannerText', () => {
   const config = { http: { host: '0.0.0.0', port: 8080 }, adminHttp: undefined };
-  const ports = { httpPort: 8080, adminPort: undefined, workers: 1 };
+  const ports = { httpPort: 8080, adminPort: undefined, processes: 1 };
   const banner = (schemaRegistryUrl: string) =>
     bannerText(config, { kind: 'env', kafkaBrokers: ['kafka:9092'], schemaRegistryUrl }, ports);
 

@@ -1,5 +1,5 @@
 import { Registry } from 'prom-client';
-import { joinWorkerGroup } from '../../../src/process/child';
+import { linkToPrimary } from '../../../src/process/child';
 import type { AttemptsFound, AttemptSource } from '../../../src/operations/attempt-log';
 import { recordProcessSend } from '../../support/process-send';
 
@@ -18,7 +18,7 @@ describe('a child keeping the attempt index', () => {
   const source = (found: AttemptsFound): AttemptSource => ({ find: async () => found });
 
   it('answers from the index it serves, and only from the one served now', async () => {
-    const attempts = joinWorkerGroup(new Registry()).attempts;
+    const attempts = linkToPrimary(new Registry()).attempts;
     const stopFirst = attempts.serve(source({ known: true, attempts: [] }));
     await ask('q-1');
     expect(sent).toEqual([
@@ -38,7 +38,7 @@ describe('a child keeping the attempt index', () => {
   });
 
   it('answers a failed query with its error, and ignores other messages', async () => {
-    const stop = joinWorkerGroup(new Registry()).attempts.serve({
+    const stop = linkToPrimary(new Registry()).attempts.serve({
       find: async () => {
         throw new Error('the schema registry did not answer');
       },

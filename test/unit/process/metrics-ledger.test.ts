@@ -1,6 +1,6 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { ClusterMetricsLedger, type MetricsSnapshot } from '../../../src/process/metrics-ledger';
-import { joinWorkerGroup } from '../../../src/process/child';
+import { ChildMetricsLedger, type MetricsSnapshot } from '../../../src/process/metrics-ledger';
+import { linkToPrimary } from '../../../src/process/child';
 import { recordProcessSend } from '../../support/process-send';
 
 /** One child's registry: a counter, a histogram and a gauge, as a child of the group has. */
@@ -25,7 +25,7 @@ const value = (text: string, series: string) => {
 
 describe('the group /metrics across child restarts', () => {
   it('keeps a counter growing when a child exits and is restarted', async () => {
-    const ledger = new ClusterMetricsLedger();
+    const ledger = new ChildMetricsLedger();
     ledger.report(1, await child(5, 2)());
     ledger.report(2, await child(3, 4)());
     const before = await ledger.text();
@@ -49,7 +49,7 @@ describe('the group /metrics across child restarts', () => {
   });
 
   it('ignores a late answer of a child that has exited', async () => {
-    const ledger = new ClusterMetricsLedger();
+    const ledger = new ChildMetricsLedger();
     ledger.report(1, await child(5, 2)());
     await ledger.retire(1);
     ledger.report(1, await child(6, 2)());
@@ -65,10 +65,10 @@ describe('a child asked for its metrics', () => {
   it('answers with its own registry, the newest one after a start-up tried again', async () => {
     const first = new Registry();
     new Counter({ name: 'hookline_first_total', help: 'a', registers: [first] });
-    joinWorkerGroup(first);
+    linkToPrimary(first);
     const second = new Registry();
     new Counter({ name: 'hookline_second_total', help: 'b', registers: [second] }).inc(2);
-    joinWorkerGroup(second);
+    linkToPrimary(second);
 
     process.emit('message', { type: 'hookline:metrics-snapshot', id: 's-1' }, undefined);
     const deadline = Date.now() + 2_000;
