@@ -28,7 +28,7 @@ import { createLogger, type Logger } from './observability/logger';
 import { createMetricsRegistry } from './observability/metrics';
 import { createAddressPolicy } from './security/address-policy';
 import { startOperations, type Operations } from './operations';
-import { sharedAttemptIndexSettings } from './operations/advertised-url';
+import { sharedAttemptIndexSettings } from './operations/attempts/advertised-url';
 import { EventCodec } from './records/event';
 import { createEventRouter, startRouter, type RouterRole } from './routing/role';
 

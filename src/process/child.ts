@@ -11,7 +11,7 @@ import { HttpError } from '../http/respond';
 import type { HttpServerOptions, ReadinessCheck } from '../http/server';
 import { errorMessage } from '../core/errors';
 import { AttemptIndexUnavailableError } from '../operations/errors';
-import type { AttemptSource } from '../operations/attempt-log';
+import type { AttemptSource } from '../operations/attempts/log';
 import {
   ATTEMPT_INDEX_DUTY_ENV,
   METRIC_AGGREGATORS,

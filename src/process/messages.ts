@@ -4,7 +4,7 @@
  * default `sum`); a gauge every process computes alike (the catalog, a consumer group's lag) would be counted N times.
  */
 import type { MetricsSnapshot } from './metrics-ledger';
-import type { AttemptQuery, AttemptsFound } from '../operations/attempt-log';
+import type { AttemptQuery, AttemptsFound } from '../operations/attempts/log';
 
 export const CHILD_MESSAGES = {
   started: 'hookline:child-started',

@@ -1,6 +1,6 @@
 import { AttemptQueryRelay, type RelayPeer } from '../../../src/process/attempt-relay';
 import type { AttemptsRequest, PrimaryReply } from '../../../src/process/messages';
-import type { AttemptsFound } from '../../../src/operations/attempt-log';
+import type { AttemptsFound } from '../../../src/operations/attempts/log';
 
 /** A child that records what the primary sends it. */
 function child(): RelayPeer & { got: (AttemptsRequest | PrimaryReply)[] } {

@@ -1,6 +1,6 @@
 import { Registry } from 'prom-client';
 import { linkToPrimary } from '../../../src/process/child';
-import type { AttemptsFound, AttemptSource } from '../../../src/operations/attempt-log';
+import type { AttemptsFound, AttemptSource } from '../../../src/operations/attempts/log';
 import { recordProcessSend } from '../../support/process-send';
 
 /** The keeping child's side: questions the primary passes on are answered from the index served. */

@@ -1,6 +1,6 @@
-import { UndecodableRecordError } from '../core/errors';
-import type { AttemptEntry, AttemptOutcome } from '../records/delivery-attempt';
-import { AttemptRings } from './attempt-rings';
+import { UndecodableRecordError } from '../../core/errors';
+import type { AttemptEntry, AttemptOutcome } from '../../records/delivery-attempt';
+import { AttemptRings } from './rings';
 
 export interface AttemptQuery {
   messageId?: string;
@@ -25,7 +25,7 @@ export interface AttemptsFound {
  * Where the admin API reads recent attempts: this process's `AttemptLog`; in a child of
  * HOOKLINE_WORKERS that keeps none, the log of the child that does (src/process/child.ts); with
  * HOOKLINE_ATTEMPT_INDEX=shared, this process's share or the process keeping the destination's
- * (shared-attempts.ts); with `false`, none (attempt_index_off).
+ * (shared-index.ts); with `false`, none (attempt_index_off).
  */
 export interface AttemptSource {
   find(destinationId: string, query: AttemptQuery): Promise<AttemptsFound>;

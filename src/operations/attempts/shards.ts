@@ -1,12 +1,12 @@
 import type { Admin, Consumer, GroupDescription, Kafka, PartitionAssigner } from 'kafkajs';
-import { AssignerProtocol, PartitionAssigners } from '../kafka/kafkajs';
-import type { Clock } from '../core/clock';
-import { errorMessage } from '../core/errors';
-import { restartAfterCrashes, stoppableRetry } from '../kafka/crash-restart';
-import { FETCH_WAIT_MS } from '../kafka/follower';
-import { groupTimings } from '../kafka/group-timings';
-import { advertisedUrlOf, stickyAssigner } from '../kafka/sticky-assigner';
-import type { Logger } from '../observability/logger';
+import { AssignerProtocol, PartitionAssigners } from '../../kafka/kafkajs';
+import type { Clock } from '../../core/clock';
+import { errorMessage } from '../../core/errors';
+import { restartAfterCrashes, stoppableRetry } from '../../kafka/crash-restart';
+import { FETCH_WAIT_MS } from '../../kafka/follower';
+import { groupTimings } from '../../kafka/group-timings';
+import { advertisedUrlOf, stickyAssigner } from '../../kafka/sticky-assigner';
+import type { Logger } from '../../observability/logger';
 
 /**
  * HOOKLINE_ATTEMPT_INDEX=shared: the processes keeping the attempt index share the partitions of
@@ -18,12 +18,12 @@ import type { Logger } from '../observability/logger';
  * The group only shares the partitions out: its consumer never fetches (every partition it is
  * given is paused) and never commits. Its assignment is sticky (see the protocols below). Each
  * member reads its share with a follower of its own, from the attempt index's window
- * (attempt-index.ts).
+ * (topic-index.ts).
  */
 
 /**
  * The group's protocols. Sticky: a member keeps the partitions it holds when another joins or
- * leaves, so it goes on with the attempts it already read (shared-attempts.ts); its join metadata
+ * leaves, so it goes on with the attempts it already read (shared-index.ts); its join metadata
  * tells those partitions and its advertised URL. Round robin, with the URL alone as the metadata:
  * the only protocol of the first version, still offered so that a group of both versions (a
  * rolling upgrade) agrees on it; the group then moves to the sticky one once every member offers it.

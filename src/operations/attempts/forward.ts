@@ -1,7 +1,7 @@
-import { errorMessage } from '../core/errors';
-import type { AttemptQuery, AttemptsFound } from './attempt-log';
-import { AttemptIndexUnavailableError } from './errors';
-import { attemptFromView, type AttemptView } from './views';
+import { errorMessage } from '../../core/errors';
+import type { AttemptQuery, AttemptsFound } from './log';
+import { AttemptIndexUnavailableError } from '../errors';
+import { attemptFromView, type AttemptView } from '../views';
 
 /** Marks an attempt query one process passed to another: it is answered there, never passed on. */
 export const FORWARDED_HEADER = 'x-hookline-forwarded';

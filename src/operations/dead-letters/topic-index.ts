@@ -1,10 +1,10 @@
 import type { Admin, Kafka } from 'kafkajs';
-import type { AvroCodec } from '../avro/codec';
-import type { Logger } from '../observability/logger';
-import { decodeDlqRecord, type DlqRecord } from '../records/dlq';
-import { checkIndexDir } from './dlq-files';
-import { DlqStore } from './dlq-store';
-import { startIndexer } from '../kafka/indexer';
+import type { AvroCodec } from '../../avro/codec';
+import type { Logger } from '../../observability/logger';
+import { decodeDlqRecord, type DlqRecord } from '../../records/dlq';
+import { checkIndexDir } from './files';
+import { DlqStore } from './store';
+import { startIndexer } from '../../kafka/indexer';
 
 export interface DlqIndexOptions {
   kafka: Kafka;

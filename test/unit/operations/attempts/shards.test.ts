@@ -1,13 +1,13 @@
 import { AssignerProtocol, type Cluster, type GroupDescription } from 'kafkajs';
-import { advertisedUrlFor } from '../../../src/operations/advertised-url';
+import { advertisedUrlFor } from '../../../../src/operations/attempts/advertised-url';
 import {
   ownersFromDescription,
   shardAssigners,
   SHARD_PROTOCOL,
   STICKY_SHARD_PROTOCOL,
-} from '../../../src/operations/attempt-shards';
-import { attemptFromView, attemptView } from '../../../src/operations/views';
-import type { AttemptEntry } from '../../../src/records/delivery-attempt';
+} from '../../../../src/operations/attempts/shards';
+import { attemptFromView, attemptView } from '../../../../src/operations/views';
+import type { AttemptEntry } from '../../../../src/records/delivery-attempt';
 
 const TOPIC = 'p.attempts';
 

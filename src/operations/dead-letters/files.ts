@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { ConfigError, errorMessage } from '../core/errors';
-import { REDRIVEN_AT, ROW_BYTES, decodeRow, writeRow, type DlqRow } from './dlq-rows';
+import { ConfigError, errorMessage } from '../../core/errors';
+import { REDRIVEN_AT, ROW_BYTES, decodeRow, writeRow, type DlqRow } from './rows';
 
 const read = promisify(fs.read);
 

@@ -1,6 +1,6 @@
-import type { DeliveryTask } from '../records/delivery-task';
-import type { UndecodableCopy } from '../records/dlq';
-import { positionKey, type RecordPosition } from '../kafka/positions';
+import type { DeliveryTask } from '../../records/delivery-task';
+import type { UndecodableCopy } from '../../records/dlq';
+import { positionKey, type RecordPosition } from '../../kafka/positions';
 
 /** A delivery task given up, as it stands on the dead-letter topic. */
 export interface TaskDeadLetter {

@@ -1,17 +1,12 @@
-import { retryTransient } from '../core/backoff';
-import { errorMessage } from '../core/errors';
-import { partitionOfKey } from '../kafka/partitioner';
-import type { Logger } from '../observability/logger';
-import { forwardAttemptQuery } from './attempt-forward';
-import {
-  newAttemptLog,
-  startAttemptIndex,
-  type AttemptIndex,
-  type AttemptIndexOptions,
-} from './attempt-index';
-import type { AttemptLog, AttemptQuery, AttemptSource, AttemptsFound } from './attempt-log';
-import { joinAttemptShards, type AttemptShards } from './attempt-shards';
-import { AttemptIndexUnavailableError } from './errors';
+import { retryTransient } from '../../core/backoff';
+import { errorMessage } from '../../core/errors';
+import { partitionOfKey } from '../../kafka/partitioner';
+import type { Logger } from '../../observability/logger';
+import { forwardAttemptQuery } from './forward';
+import { newAttemptLog, startAttemptIndex, type AttemptIndex, type AttemptIndexOptions } from './topic-index';
+import type { AttemptLog, AttemptQuery, AttemptSource, AttemptsFound } from './log';
+import { joinAttemptShards, type AttemptShards } from './shards';
+import { AttemptIndexUnavailableError } from '../errors';
 
 export interface SharedAttemptIndexOptions extends Omit<AttemptIndexOptions, 'partitions'> {
   /** `<prefix>.attempt-index`. */
@@ -36,7 +31,7 @@ export interface SharedAttemptIndex {
 
 /**
  * HOOKLINE_ATTEMPT_INDEX=shared: this process keeps the attempts of the partitions the group
- * gives it (attempt-shards.ts), and asks the member keeping the others. A destination's attempts
+ * gives it (shards.ts), and asks the member keeping the others. A destination's attempts
  * are all in one partition (the records are keyed by destination), so one member answers a
  * query. At each new share this process reads the window of the partitions new to it, and goes
  * on with the attempts it already keeps of those it keeps.

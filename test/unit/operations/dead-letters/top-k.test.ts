@@ -1,4 +1,4 @@
-import { TopK } from '../../../src/operations/top-k';
+import { TopK } from '../../../../src/operations/dead-letters/top-k';
 
 describe('TopK', () => {
   const ascending = (a: number, b: number) => a - b;

@@ -1,6 +1,6 @@
-import { answeredOnceRead, type AttemptIndex } from '../../../src/operations/attempt-index';
-import { AttemptLog } from '../../../src/operations/attempt-log';
-import { AttemptIndexUnavailableError } from '../../../src/operations/errors';
+import { answeredOnceRead, type AttemptIndex } from '../../../../src/operations/attempts/topic-index';
+import { AttemptLog } from '../../../../src/operations/attempts/log';
+import { AttemptIndexUnavailableError } from '../../../../src/operations/errors';
 
 /** An index whose reading of its window ends when the test says. */
 function indexReading() {

@@ -8,7 +8,7 @@ import {
   rowMatches,
   type DlqRow,
   type RowFilter,
-} from '../../../src/operations/dlq-rows';
+} from '../../../../src/operations/dead-letters/rows';
 
 const row: DlqRow = {
   offset: 2 ** 40 + 3,

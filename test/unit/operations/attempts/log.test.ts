@@ -1,6 +1,6 @@
-import { RegistryUnavailableError, UndecodableRecordError } from '../../../src/core/errors';
-import { AttemptLog } from '../../../src/operations/attempt-log';
-import type { AttemptEntry } from '../../../src/records/delivery-attempt';
+import { RegistryUnavailableError, UndecodableRecordError } from '../../../../src/core/errors';
+import { AttemptLog } from '../../../../src/operations/attempts/log';
+import type { AttemptEntry } from '../../../../src/records/delivery-attempt';
 
 /** A log whose records are JSON (the real one's are Avro: records/delivery-attempt.ts). */
 function jsonLog(perDestination: number, undecodable: unknown[] = [], maxBytes = 1 << 30) {

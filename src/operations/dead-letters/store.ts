@@ -1,13 +1,13 @@
-import type { DlqRecord } from '../records/dlq';
-import { positionKey, type RecordPosition } from '../kafka/positions';
+import type { DlqRecord } from '../../records/dlq';
+import { positionKey, type RecordPosition } from '../../kafka/positions';
 import {
   matches,
   type DeadLetter,
   type DeadLetterFilter,
   type IndexedDeadLetter,
   type TaskDeadLetter,
-} from './dead-letters';
-import { PartitionFiles } from './dlq-files';
+} from './dead-letter';
+import { PartitionFiles } from './files';
 import {
   Dictionary,
   ROW_BYTES,
@@ -19,7 +19,7 @@ import {
   rowTimeMs,
   type DlqRow,
   type RowFilter,
-} from './dlq-rows';
+} from './rows';
 import { TopK } from './top-k';
 
 export interface DlqStoreOptions {

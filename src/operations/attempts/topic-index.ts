@@ -1,12 +1,12 @@
 import type { Admin, Kafka } from 'kafkajs';
-import type { AvroCodec } from '../avro/codec';
-import type { Clock } from '../core/clock';
-import { decodeAttempt } from '../records/delivery-attempt';
-import type { Logger } from '../observability/logger';
-import { AttemptLog, type AttemptSource } from './attempt-log';
-import { AttemptIndexUnavailableError } from './errors';
-import { errorMessage } from '../core/errors';
-import { startFollower, type FollowedRecord } from '../kafka/follower';
+import type { AvroCodec } from '../../avro/codec';
+import type { Clock } from '../../core/clock';
+import { decodeAttempt } from '../../records/delivery-attempt';
+import type { Logger } from '../../observability/logger';
+import { AttemptLog, type AttemptSource } from './log';
+import { AttemptIndexUnavailableError } from '../errors';
+import { errorMessage } from '../../core/errors';
+import { startFollower, type FollowedRecord } from '../../kafka/follower';
 
 export interface AttemptIndexOptions {
   kafka: Kafka;

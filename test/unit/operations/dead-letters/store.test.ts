@@ -1,8 +1,8 @@
 import os from 'node:os';
-import { ConfigError } from '../../../src/core/errors';
-import { deadLetterId } from '../../../src/operations/dead-letters';
-import { checkIndexDir } from '../../../src/operations/dlq-files';
-import { at, deadTask, newStore, redrivenRecord, taskRecord, undecodableRecord } from './fixtures';
+import { ConfigError } from '../../../../src/core/errors';
+import { deadLetterId } from '../../../../src/operations/dead-letters/dead-letter';
+import { checkIndexDir } from '../../../../src/operations/dead-letters/files';
+import { at, deadTask, newStore, redrivenRecord, taskRecord, undecodableRecord } from '../fixtures';
 
 function stateWith() {
   const state = newStore();

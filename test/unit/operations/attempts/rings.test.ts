@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { AttemptRings, CHUNK_BYTES } from '../../../src/operations/attempt-rings';
+import { AttemptRings, CHUNK_BYTES } from '../../../../src/operations/attempts/rings';
 
 /** Records of 300 bytes, about an attempt record's size: 13 to a full chunk. */
 const RECORD_BYTES = 300;

@@ -1,5 +1,5 @@
 import os from 'node:os';
-import type { Config } from '../config/config';
+import type { Config } from '../../config/config';
 
 /**
  * Where the other processes of a shared attempt index reach this one's admin API: the
