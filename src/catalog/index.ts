@@ -22,7 +22,8 @@ import type { CircuitReader } from './api/views';
 // The catalog's public surface: other stages import the catalog through this file only.
 export type { CatalogChange, CatalogListener } from './store';
 export { CatalogStore } from './store';
-export { CatalogService, type ReencryptResult } from './service';
+export { CatalogService } from './service';
+export type { ReencryptResult } from './reencrypt';
 export { AudienceCatalogService } from './audience-service';
 export type { AudienceCatalogReads } from './store';
 export type { Audience, ComputedTrait } from '../records/catalog-audiences';
