@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { forkChildren } from './primary';
 import { announceStarted, isChildProcess, linkToPrimary, setMetricAggregators } from './child';
-import { startApp, type App, type ClusterAddress } from '../compose';
+import { startApp, type App, type ClusterAddress } from '../compose/index';
 import { loadConfig, processCount, type Config } from '../config/config';
 import { ConfigError } from '../core/errors';
 import { BrokerOutageWatch } from '../kafka/outage';

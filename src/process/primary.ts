@@ -1,6 +1,6 @@
 /**
  * HOOKLINE_WORKERS > 1: the primary process forks that many children (node:cluster), each running
- * the whole app (main.ts → compose.ts). They share the HTTP port (the primary accepts connections
+ * the whole app (main.ts → compose/). They share the HTTP port (the primary accepts connections
  * and hands them out round-robin) and, as members of the same consumer groups, the partitions of
  * the router and child roles. The primary restarts a child that exits (after a backoff), answers
  * the children's questions that span all of them (the aggregated /metrics, whether all are up),

@@ -10,7 +10,7 @@ export const START_OUTAGE_BUDGET_MS = 60_000;
 const BETWEEN_ATTEMPTS = { initialDelayMs: 1_000, maxDelayMs: 5_000 };
 
 export interface StartThroughOutageOptions<T> {
-  /** One whole start-up; it undoes what it started before it rejects (compose.ts). */
+  /** One whole start-up; it undoes what it started before it rejects (compose/). */
   start: () => Promise<T>;
   /** When the brokers were last seen going away (kafka/outage.ts). */
   outage: Pick<BrokerOutageWatch, 'seenSince'>;

@@ -1,36 +1,37 @@
 import type { Admin, Kafka } from 'kafkajs';
 import { Registry } from 'prom-client';
-import { mountAdminApi } from './admin-api';
-import type { PrimaryLink } from './process/child';
-import type { AvroCodec } from './avro/codec';
-import { connectAvro } from './avro/connect';
-import { registryAnswers } from './avro/registry-health';
-import { startAudiences } from './audiences/role';
-import { startCatalog, type CatalogStore } from './catalog';
-import type { Config } from './config/config';
-import { systemClock, type Clock } from './core/clock';
-import { ConfigError } from './core/errors';
-import { Lifecycle } from './core/lifecycle';
-import { deletionRoutes } from './deletions/routes';
-import { CircuitBoard } from './delivery/circuit/board';
-import { startDeliveryWorker, type DeliveryWorker } from './delivery/role';
-import { createHttpServer, type ReadinessCheck } from './http/server';
-import { Router } from './http/router';
-import { IngestAdmission } from './ingest/admission';
-import { createIngestMetrics } from './ingest/metrics';
-import { EventPublisher } from './ingest/publisher';
-import { registerTrackingRoutes } from './ingest/routes';
-import { BatchingProducer } from './kafka/batching-producer';
-import { connectWhenReachable, createKafka, producerSettings } from './kafka/client';
-import type { BrokerOutageWatch } from './kafka/outage';
-import { ensureTopics, topicNames, type TopicNames } from './kafka/topics';
-import { createLogger, type Logger } from './observability/logger';
-import { createMetricsRegistry } from './observability/metrics';
-import { createAddressPolicy } from './security/address-policy';
-import { startOperations, type Operations } from './operations';
-import { sharedAttemptIndexSettings } from './operations/attempts/advertised-url';
-import { EventCodec } from './records/event';
-import { createEventRouter, startRouter, type RouterRole } from './routing/role';
+import { mountAdminApi } from '../admin-api';
+import type { PrimaryLink } from '../process/child';
+import type { AvroCodec } from '../avro/codec';
+import { connectAvro } from '../avro/connect';
+import { registryAnswers } from '../avro/registry-health';
+import { startAudiences } from '../audiences/role';
+import { startCatalog, type CatalogStore } from '../catalog';
+import type { Config } from '../config/config';
+import { systemClock, type Clock } from '../core/clock';
+import { ConfigError } from '../core/errors';
+import { Lifecycle } from '../core/lifecycle';
+import { deletionRoutes } from '../deletions/routes';
+import { CircuitBoard } from '../delivery/circuit/board';
+import type { DeliveryWorker } from '../delivery/role';
+import { createHttpServer, type ReadinessCheck } from '../http/server';
+import { Router } from '../http/router';
+import { IngestAdmission } from '../ingest/admission';
+import { createIngestMetrics } from '../ingest/metrics';
+import { EventPublisher } from '../ingest/publisher';
+import { registerTrackingRoutes } from '../ingest/routes';
+import { BatchingProducer } from '../kafka/batching-producer';
+import { connectWhenReachable, createKafka, producerSettings } from '../kafka/client';
+import type { BrokerOutageWatch } from '../kafka/outage';
+import { ensureTopics, topicNames, type TopicNames } from '../kafka/topics';
+import { createLogger, type Logger } from '../observability/logger';
+import { createMetricsRegistry } from '../observability/metrics';
+import { createAddressPolicy } from '../security/address-policy';
+import { startOperations, type Operations } from '../operations';
+import { sharedAttemptIndexSettings } from '../operations/attempts/advertised-url';
+import { EventCodec } from '../records/event';
+import { createEventRouter, type RouterRole } from '../routing/role';
+import { startPipelineRoles } from './pipeline-roles';
 
 /** Where the cluster is: from config, or from a local stack started by `npm start`. */
 export interface ClusterAddress {
@@ -233,56 +234,20 @@ export async function startApp(options: AppOptions): Promise<App> {
       const stopServing = sharedAttempts.serve(operations.attempts);
       lifecycle.onStop('attempt-queries', async () => stopServing());
     }
-    const worker = config.roles.includes('worker')
-      ? await startDeliveryWorker({
-          ...clients,
-          // Hand-offs (attempt records, delay topics) share requests: one each cost the broker and
-          // kafkajs more than the records themselves. The receiver has the event already.
-          producer: handlerProducer.lingering(config.kafka.lingerMs),
-          catalog: catalog.store,
-          secrets: keyring,
-          disableWebhook: (destinationId, url, reason) =>
-            catalog.service.disableWebhook(destinationId, url, reason),
-          topicPrefix: config.topics.prefix,
-          delivery: config.delivery,
-          circuitBoard: board,
-          retry: config.retry,
-          addressPolicy,
-          rotationOverlapMs: config.signing.rotationOverlapMs,
-          sessionTimeoutMs: config.kafka.sessionTimeoutMs,
-          fetchPartitionBytes: config.kafka.fetchPartitionBytes,
-          metrics,
-          clock,
-          logger,
-        })
-      : undefined;
-    if (worker) lifecycle.onStop('worker', () => worker.stop());
-    // With both roles the router makes first attempts (routing/first-attempts.ts): the worker starts first, stops last.
-    const direct = config.routing.direct && config.roles.includes('router') ? worker : undefined;
-    const routerRole = config.roles.includes('router')
-      ? await startRouter({
-          kafka,
-          admin: connectedAdmin,
-          router: createEventRouter({
-            ...routing,
-            dedupe: { windowMs: config.routing.dedupeWindowMs, maxEntries: config.routing.dedupeMaxEntries },
-            ...(direct && { local: direct.local }),
-            metrics,
-            logger: logger.child({ component: 'router' }),
-          }),
-          groupId: `${config.topics.prefix}.router`,
-          eventsTopic: topics.events,
-          // Its events wait for their deliveries: as many as the worker's tasks, drained as the worker's.
-          maxInFlight: Math.max(config.routing.concurrency, direct ? config.delivery.workerConcurrency : 0),
-          // ... and held no further than the worker's lanes need (Dispatcher.limit).
-          ...(direct && { drainTimeoutMs: direct.drainTimeoutMs, holdBack: direct.dispatcher }),
-          sessionTimeoutMs: config.kafka.sessionTimeoutMs,
-          fetchPartitionBytes: config.kafka.fetchPartitionBytes,
-          metrics,
-          logger: logger.child({ component: 'router' }),
-        })
-      : undefined;
-    if (routerRole) lifecycle.onStop('router', () => routerRole.stop());
+    const { worker, router: routerRole } = await startPipelineRoles({
+      config,
+      clients,
+      handlerProducer,
+      routing,
+      catalog,
+      secrets: keyring,
+      circuitBoard: board,
+      addressPolicy,
+      lifecycle,
+      metrics,
+      clock,
+      logger,
+    });
     const audiences = await startAudiences({ ...clients, events, catalog, config, metrics, clock, logger });
     lifecycle.onStop('audiences', () => audiences.stop());
     // --- the admin API, every stage's routes in one place ---
