@@ -12,7 +12,8 @@ import { startApp, type App, type ClusterAddress } from '../compose/index';
 import { loadConfig, processCount, type Config } from '../config/config';
 import { ConfigError } from '../core/errors';
 import { BrokerOutageWatch } from '../kafka/outage';
-import { createLogger, type Logger } from '../observability/logger';
+import type { DestinationStream } from 'pino';
+import { createLogger, logFormat, type Logger } from '../observability/logger';
 import { urlWithoutPassword } from '../observability/redact';
 import { SecretKeyring } from '../security/secrets';
 import { startThroughOutage } from './start-up';
@@ -33,6 +34,11 @@ export interface RunOptions {
    * Without it (the production entry point, the image, the chart) the key is required.
    */
   localSecretsKey?: (logger: Logger) => Promise<Buffer>;
+  /**
+   * A human-readable log stream (`npm start`: pino-pretty), used when stdout is a terminal
+   * (logFormat). Without it (the production entry point, the image) logs are JSON.
+   */
+  prettyLogs?: () => DestinationStream;
 }
 
 /** Runs Hookline until SIGINT/SIGTERM; exits the process (2 on bad config, 1 on a failed start). */
@@ -44,7 +50,12 @@ export async function run(options: RunOptions): Promise<void> {
     if (err instanceof ConfigError) exit(2, `hookline: invalid configuration: ${err.message}\n`);
     throw err;
   }
-  const logger = createLogger({ level: config.logLevel });
+  const format = logFormat({
+    stdoutIsTTY: process.stdout.isTTY === true,
+    development: options.prettyLogs !== undefined,
+  });
+  const destination = format === 'pretty' ? options.prettyLogs?.() : undefined;
+  const logger = createLogger({ level: config.logLevel, destination });
   let localKey: Buffer | undefined;
   if (!config.secrets.keyring) {
     if (!options.localSecretsKey) {
