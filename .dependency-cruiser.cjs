@@ -53,7 +53,8 @@ module.exports = {
     {
       name: 'nothing-imports-the-root',
       severity: 'error',
-      comment: 'The composition root is the top: only process/main.ts (and tests, the bench, tools) start it.',
+      comment:
+        'The composition root is the top: only process/main.ts (and tests, the bench, tools) start it.',
       from: { path: '^src/', pathNot: ROOT },
       to: { path: ROOT },
     },
