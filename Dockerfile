@@ -70,4 +70,4 @@ STOPSIGNAL SIGTERM
 # --heap-growing-percent=50: the old generation is collected once it has grown by half its live
 # size since the last full collection (V8 otherwise lets it grow 2-4x), which took ~80 MB off the
 # RSS of a drain. README, Performance › Memory: what bounds memory and how to choose other values.
-CMD ["node", "--max-semi-space-size=32", "--heap-growing-percent=50", "dist/src/main.js"]
+CMD ["node", "--max-semi-space-size=32", "--heap-growing-percent=50", "dist/src/process/main.js"]

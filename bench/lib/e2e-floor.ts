@@ -12,7 +12,7 @@ import { readBody } from '../../src/http/respond';
 import { BatchingProducer } from '../../src/kafka/batching-producer';
 import { producerSettings } from '../../src/kafka/client';
 import { silentLogger } from '../../src/observability/logger';
-import { startAttemptIndex, type AttemptIndex } from '../../src/operations/attempt-index';
+import { startAttemptIndex, type AttemptIndex } from '../../src/operations/attempts/topic-index';
 import { encodeAttempt } from '../../src/records/delivery-attempt';
 import { taskId } from '../../src/records/delivery-task';
 import type { EventCodec } from '../../src/records/event';

@@ -29,7 +29,7 @@ export interface SpawnedAppOptions {
   scenario: string;
   /** HOOKLINE_WORKERS. */
   workers: number;
-  /** Run the compiled `dist/src/main.js` (`npm run start:prod`; build it first) instead of src/main.ts. */
+  /** Run the compiled `dist/src/process/main.js` (`npm run start:prod`; build it first) instead of src/process/main.ts. */
   built?: boolean;
   /** Reuse this prefix (a restart on the topics of an earlier start) instead of a fresh one. */
   prefix?: string;
@@ -44,14 +44,14 @@ const BUILD_TIMEOUT_MS = 300_000;
 
 /** `npm run build` (tsc -p tsconfig.build.json → dist/), for a `built` start: incremental, seconds. */
 export async function buildDist(ctx: BenchContext, scenario: string): Promise<void> {
-  ctx.log(`${scenario}: npm run build (the scenario runs the compiled dist/src/main.js)`);
+  ctx.log(`${scenario}: npm run build (the scenario runs the compiled dist/src/process/main.js)`);
   await promisify(execFile)('npx', ['tsc', '-p', 'tsconfig.build.json'], {
     cwd: projectRoot(),
     timeout: BUILD_TIMEOUT_MS,
   });
 }
 
-/** Starts src/main.ts (or dist/) with HOOKLINE_WORKERS=`workers` on a fresh prefix, all roles by default, HTTP on 127.0.0.1:0. */
+/** Starts src/process/main.ts (or dist/) with HOOKLINE_WORKERS=`workers` on a fresh prefix, all roles by default, HTTP on 127.0.0.1:0. */
 export async function startSpawnedApp(ctx: BenchContext, options: SpawnedAppOptions): Promise<SpawnedApp> {
   const { scenario, workers } = options;
   const prefix = options.prefix ?? `bench-${scenario}-${randomBytes(3).toString('hex')}`;

@@ -251,7 +251,7 @@ function report(events: number, fill: { elapsedMs: number }, drain: Drain) {
         .map((f) => ` ${f}`)
         .join(
           '',
-        )} dist/src/main.js, HOOKLINE_WORKERS=1, HOOKLINE_ROLES=${ROLES}, production defaults otherwise; the events were written while it was stopped`,
+        )} dist/src/process/main.js, HOOKLINE_WORKERS=1, HOOKLINE_ROLES=${ROLES}, production defaults otherwise; the events were written while it was stopped`,
       ...(drain.complete
         ? []
         : [`INCOMPLETE: ${drain.delivered} of ${events} delivered before the deadline`]),

@@ -35,7 +35,7 @@ const SHARED_SECRET = 'bench-shared-secret';
 
 /**
  * Issue 16, "use the whole machine": the e2e pipeline with Hookline started as production starts
- * it (`npm run start:prod`: the compiled dist/src/main.js with its V8 flags, as the image runs it;
+ * it (`npm run start:prod`: the compiled dist/src/process/main.js with its V8 flags, as the image runs it;
  * its own processes) with HOOKLINE_WORKERS=1 and =2. Per process count, ROUNDS interleaved rounds
  * of the e2e raw ceiling (measured in the bench process) and Hookline's run; each round's ratio is
  * delivered ÷ that round's ceiling, and the median round is shown. CPU is the whole process

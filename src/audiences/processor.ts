@@ -2,23 +2,22 @@ import type { Admin, Consumer, EachBatchPayload, Kafka, KafkaMessage } from 'kaf
 import type { Registry } from 'prom-client';
 import type { CatalogStore } from '../catalog';
 import type { Clock } from '../core/clock';
-import { UndecodableRecordError, errorMessage } from '../core/errors';
+import { errorMessage } from '../core/errors';
 import type { HooklineEvent } from '../events/types';
 import { startLagMonitor } from '../kafka/lag';
 import { CoPartitionedAssigner } from '../kafka/co-partitioned-assigner';
 import { restartAfterCrashes, stoppableRetry, type CrashRestart } from '../kafka/crash-restart';
 import type { Logger } from '../observability/logger';
-import { decodeCommand } from '../records/audience-state';
 import type { EventCodec } from '../records/event';
-import { createOnPartition } from './creation-step';
+import { ComputationSync } from './computation-sync';
 import { Definitions } from './definitions';
-import { Outbox, type ProcessorTime } from './partition';
+import { EventsFollower } from './events-follower';
+import { applyInputs, decodeEventOrSkip } from './inputs';
+import type { ProcessorTime } from './partition';
 import { PartitionUnit, type UnitOptions } from './unit';
 import { UnitPool } from './unit-pool';
 
 const HOUR_MS = 3_600_000;
-/** Users changed per transaction of the periodic sync. */
-const SYNC_STEP_USERS = 10_000;
 /**
  * Most users a partition's applied inputs may touch before they are evaluated and committed,
  * interval or not: bounds what a flush holds (their keys) and writes in one transaction.
@@ -67,13 +66,13 @@ export class AudienceProcessor {
   private readonly pool: UnitPool;
   private assigned: number[] = [];
   private defs: Definitions | undefined;
-  private timer: NodeJS.Timeout | undefined;
   private flushTimer: NodeJS.Timeout | undefined;
-  private soon: NodeJS.Timeout | undefined;
   private idleTimer: NodeJS.Timeout | undefined;
   private lagMonitor: { stop(): void } | undefined;
-  /** hookline.events is not fetched: nothing could change (see `followEvents`). */
-  private eventsPaused = false;
+  /** Skips hookline.events while no computation exists (events-follower.ts). */
+  private readonly follower: EventsFollower;
+  /** New and deleted computations, the periodic sync (computation-sync.ts). */
+  private readonly sync: ComputationSync;
   private stopping = false;
   private readonly unsubscribe: () => void;
   private readonly crashRestart: CrashRestart;
@@ -100,14 +99,38 @@ export class AudienceProcessor {
       },
       logger: options.logger,
     });
+    // What the events follower and the computation sync both work with.
+    const units = {
+      pool: this.pool,
+      assigned: () => this.assigned,
+      definitions: () => this.definitions(),
+      flush: (unit: PartitionUnit) => this.flush(unit),
+      stopping: () => this.stopping,
+      clock: options.clock,
+      logger: options.logger,
+    };
+    this.follower = new EventsFollower({
+      ...units,
+      consumer: this.consumer,
+      admin: options.admin,
+      eventsTopic: topics.events,
+      evaluateIntervalMs: options.evaluateIntervalMs,
+    });
+    this.sync = new ComputationSync({
+      ...units,
+      time: () => this.time(),
+      creation: { ...options, eventsTopic: topics.events, hourMs: HOUR_MS },
+      decode: (m, partition) => this.decodeEvent(m, partition),
+      syncIntervalMs: options.syncIntervalMs,
+    });
     this.consumer.on(this.consumer.events.GROUP_JOIN, ({ payload }) => {
       // Another member may have owned a partition meanwhile: every unit is reloaded, and what was
       // applied and not committed is dropped (the consumer starts again from the committed offsets).
       this.assigned = [...(payload.memberAssignment[topics.events] ?? [])];
       for (const p of this.pool.open()) void this.pool.close(p);
       // A consumer restarted after a crash is new to kafkajs: it forgot the pause.
-      if (this.eventsPaused) this.consumer.pause([{ topic: topics.events }]);
-      this.tickSoon();
+      this.follower.pauseAgain();
+      this.sync.soon();
     });
     // A crash kafkajs does not restart from: join again (the GROUP_JOIN above reloads the units).
     this.crashRestart = restartAfterCrashes({
@@ -120,7 +143,7 @@ export class AudienceProcessor {
     this.unsubscribe = options.catalog.onChange((change) => {
       if (change.kind !== 'audience' && change.kind !== 'computed_trait') return;
       this.defs = undefined;
-      this.tickSoon();
+      this.sync.soon();
     });
   }
 
@@ -129,9 +152,9 @@ export class AudienceProcessor {
     await this.consumer.connect();
     await this.consumer.subscribe({ topics: [topics.events, topics.commands], fromBeginning: true });
     await this.runConsumer();
-    await this.followEventsOrLog();
-    this.idleTimer = setInterval(() => void this.followEventsOrLog(), IDLE_ADVANCE_MS);
-    this.timer = setInterval(() => void this.tick(), this.options.syncIntervalMs);
+    await this.follower.follow();
+    this.idleTimer = setInterval(() => void this.follower.follow(), IDLE_ADVANCE_MS);
+    this.sync.start();
     const { admin, groupId, metrics, logger } = this.options;
     if (metrics) {
       this.lagMonitor = startLagMonitor({
@@ -178,29 +201,18 @@ export class AudienceProcessor {
     const { topic, partition } = batch;
     await this.pool.withUnit(partition, async (unit) => {
       if (!isRunning() || isStale() || this.stopping) return;
-      await this.reconcile(unit);
+      await this.sync.reconcile(unit);
       const defs = this.definitions();
       const time = this.time();
       const { progress } = unit;
       const out = progress.pending;
-      const isEvents = topic === this.options.topics.events;
-      // No computation anywhere and no user state kept: nothing an event could change, so the
-      // events are not even decoded (the cost of the role on a deployment without audiences).
-      const idle = isEvents && defs.all().length === 0 && unit.state.users.size === 0;
-      for (const m of idle ? [] : batch.messages) {
-        if (progress.isApplied(topic, m.offset)) continue;
-        if (isEvents) {
-          const event = await this.decodeEvent(m, partition);
-          if (event) unit.state.applyEvent(event, defs, time, out);
-        } else if (m.value) {
-          const command = decodeCommand(m.value);
-          if (!unit.state.applyCommand(command, defs, time, out))
-            this.options.logger.warn(
-              { partition, audienceId: command.audienceId, syncId: command.syncId, offset: m.offset },
-              'audience command for no synced audience this processor knows (deleted?): dropped',
-            );
-        }
-      }
+      await applyInputs(unit, topic, batch.messages, {
+        eventsTopic: this.options.topics.events,
+        defs,
+        time,
+        decode: (m) => this.decodeEvent(m, partition),
+        logger: this.options.logger,
+      });
       const changed = !out.empty || out.evaluate.size > 0;
       progress.applied(topic, String(BigInt(last.offset) + 1n), time.nowMs, changed);
       resolveOffset(last.offset);
@@ -215,74 +227,6 @@ export class AudienceProcessor {
         await this.flush(unit);
     });
     await heartbeat();
-  }
-
-  /**
-   * With no audience or computed trait anywhere and no user state kept, no event can change
-   * anything. Then hookline.events is not fetched at all: on a deployment without audiences that
-   * second read of every event was the role's whole cost (6–8% of the end-to-end rate in the
-   * bench). Instead, each owned partition's position moves to the topic's end, as reading the
-   * events and skipping them would move it, and is committed as often (by the evaluation
-   * interval's flush): the group's lag stays what it was. Once a computation exists, its creation
-   * reads the history up to that position, and the consumer goes on from it.
-   */
-  private async followEvents(): Promise<void> {
-    const { topics, admin, logger } = this.options;
-    if (this.stopping) return;
-    if (this.definitions().all().length > 0) return this.resumeEvents();
-    let ends: Map<number, string>;
-    try {
-      ends = new Map((await admin.fetchTopicOffsets(topics.events)).map((w) => [w.partition, w.high]));
-    } catch (err) {
-      logger.warn({ err: errorMessage(err) }, 'could not read the end of hookline.events; tried again');
-      return;
-    }
-    let stateLeft = false;
-    for (const p of this.assigned) {
-      await this.pool
-        .withUnit(p, async (unit) => {
-          if (this.stopping || this.definitions().all().length > 0) return;
-          if (unit.state.users.size > 0) {
-            stateLeft = true;
-            return;
-          }
-          const end = ends.get(p);
-          if (end === undefined) return;
-          const nowMs = this.options.clock.now();
-          unit.progress.applied(topics.events, end, nowMs, false);
-          if (unit.progress.due(nowMs, this.options.evaluateIntervalMs)) await this.flush(unit);
-        })
-        .catch((err) =>
-          logger.error({ partition: p, err: errorMessage(err) }, 'audience position not moved; tried again'),
-        );
-    }
-    if (this.stopping) return;
-    // User state left behind (it should not outlive its computations): the events are read.
-    if (stateLeft || this.definitions().all().length > 0) return this.resumeEvents();
-    if (!this.eventsPaused) {
-      this.consumer.pause([{ topic: topics.events }]);
-      this.eventsPaused = true;
-      logger.info('no audience or computed trait: hookline.events is not read until one exists');
-    }
-  }
-
-  private followEventsOrLog(): Promise<void> {
-    return this.followEvents().catch((err) =>
-      this.options.logger.error({ err: errorMessage(err) }, 'following hookline.events failed; tried again'),
-    );
-  }
-
-  /** Reads hookline.events again, from each open unit's position (moved on while it was not read). */
-  private async resumeEvents(): Promise<void> {
-    if (!this.eventsPaused) return;
-    this.eventsPaused = false;
-    const topic = this.options.topics.events;
-    for (const p of this.pool.open())
-      await this.pool.ifOpen(p, async (unit) => {
-        this.consumer.seek({ topic, partition: p, offset: unit.position });
-      });
-    this.consumer.resume([{ topic }]);
-    this.options.logger.info('hookline.events is read again');
   }
 
   /** Evaluates and commits what the unit applied since its last flush. */
@@ -318,69 +262,8 @@ export class AudienceProcessor {
     );
   }
 
-  private async decodeEvent(m: KafkaMessage, partition: number): Promise<HooklineEvent | undefined> {
-    if (!m.value) return undefined;
-    try {
-      return await this.options.events.decode(m.value);
-    } catch (err) {
-      if (!(err instanceof UndecodableRecordError)) throw err;
-      this.options.logger.warn(
-        { partition, offset: m.offset, reason: err.message },
-        'skipping undecodable event',
-      );
-      return undefined;
-    }
-  }
-
-  /**
-   * Creates new computations on the partition (history read, first members announced), drops
-   * deleted ones. A creation reads the state: what was applied before it is flushed first.
-   */
-  private async reconcile(unit: PartitionUnit): Promise<void> {
-    const defs = this.definitions();
-    const dropped = new Outbox();
-    unit.state.forget(defs, dropped);
-    await unit.commit(dropped, this.options.clock.now());
-    for (const computation of defs.all()) {
-      if (unit.state.live.has(computation.id) || this.stopping) continue;
-      await this.flush(unit);
-      await createOnPartition(unit, defs, computation, {
-        ...this.options,
-        eventsTopic: this.options.topics.events,
-        hourMs: HOUR_MS,
-        time: () => this.time(),
-        decode: (m) => this.decodeEvent(m, unit.state.partition),
-      });
-    }
-  }
-
-  /** The periodic sync, and the reaction to catalog changes: every owned partition in turn. */
-  private async tick(): Promise<void> {
-    for (const p of this.assigned) {
-      if (this.stopping) return;
-      await this.pool
-        .withUnit(p, async (unit) => {
-          await this.reconcile(unit);
-          await this.flush(unit);
-          const time = this.time();
-          for (const out of unit.state.resync(this.definitions(), time, SYNC_STEP_USERS))
-            await unit.commit(out, time.nowMs);
-        })
-        .catch((err) =>
-          this.options.logger.error(
-            { partition: p, err: errorMessage(err) },
-            'audience sync failed; retried next time',
-          ),
-        );
-    }
-  }
-
-  private tickSoon(): void {
-    if (this.soon || this.stopping) return;
-    this.soon = setTimeout(() => {
-      this.soon = undefined;
-      void this.tick();
-    }, 50);
+  private decodeEvent(m: KafkaMessage, partition: number): Promise<HooklineEvent | undefined> {
+    return decodeEventOrSkip(this.options.events, m, partition, this.options.logger);
   }
 
   /** Partitions whose unit is open in this process (tests, diagnostics). */
@@ -395,11 +278,10 @@ export class AudienceProcessor {
   async stop(): Promise<void> {
     this.stopping = true;
     this.crashRestart.cancel();
-    clearInterval(this.timer);
     clearInterval(this.flushTimer);
     clearInterval(this.idleTimer);
     this.lagMonitor?.stop();
-    clearTimeout(this.soon);
+    this.sync.stop();
     this.unsubscribe();
     await this.flushDue(true);
     this.pool.closed = true;

@@ -23,7 +23,8 @@ import type { CircuitReader } from './api/views';
 // The catalog's public surface: other stages import the catalog through this file only (or, to
 // follow the catalog and no more, through reader.ts).
 export * from './reader';
-export { CatalogService, type ReencryptResult } from './service';
+export { CatalogService } from './service';
+export type { ReencryptResult } from './reencrypt';
 export { AudienceCatalogService } from './audience-service';
 export type { AudienceCatalogReads } from './store';
 export type { Audience, ComputedTrait } from '../records/catalog-audiences';

@@ -134,3 +134,32 @@ function sortedKeys(value: unknown): unknown {
       .map(([k, v]) => [k, sortedKeys(v)]),
   );
 }
+
+/** A secret given in a request, sealed; null or undefined: none. */
+export function sealedSecret(secret: string | null | undefined, sealer: SecretSealer): string | undefined {
+  return secret === null || secret === undefined ? undefined : sealer.seal(secret);
+}
+
+/** Webhooks given in a request, their header values sealed. */
+export function sealWebhooks(
+  webhooks: { url: string; headers: Record<string, string> }[],
+  sealer: SecretSealer,
+): Destination['settings']['webhooks'] {
+  return webhooks.map((w) => ({ url: w.url, headers: sealHeaders(w.headers, sealer) }));
+}
+
+/**
+ * What a patch does to the Standard Webhooks secret: the new secret sealed, null (remove) or
+ * undefined (keep). A patch that sends the secret already set (a client sending its whole
+ * settings on every change) keeps it: that is no rotation, and treating it as one would drop the
+ * previous secret while receivers may still verify with it, and restart the overlap.
+ */
+export function standardWebhooksSecretChange(
+  stored: StoredSecret | undefined,
+  given: string | null | undefined,
+  sealer: SecretSealer & SecretOpener,
+): StoredSecret | null | undefined {
+  if (given === null || given === undefined) return given;
+  if (stored !== undefined && sealer.opensTo(stored, given)) return undefined;
+  return sealer.seal(given);
+}

@@ -1,23 +1,21 @@
 import { systemClock, type Clock } from '../core/clock';
 import type { Logger } from '../observability/logger';
-import {
-  BlockedWebhookUrlError,
-  CatalogConflictError,
-  SourceHasDestinationsError,
-  UnknownSourceError,
-} from './errors';
+import { BlockedWebhookUrlError, SourceHasDestinationsError, UnknownSourceError } from './errors';
 import { hashWriteKey, newDestinationId, newSourceId, newWriteKey, writeKeyPrefix } from './keys';
 import type { Destination, Source } from '../records/catalog-model';
 import type { CatalogEntity } from '../records/catalog';
 import type { CatalogStore } from './store';
 import { createAddressPolicy, type AddressPolicy } from '../security/address-policy';
+import type { SecretOpener, SecretSealer } from '../security/secrets';
 import {
-  SecretUnreadableError,
-  type SecretOpener,
-  type SecretSealer,
-  type StoredSecret,
-} from '../security/secrets';
-import { needsReseal, nextStandardWebhooks, resealSettings, sameDestination, sealHeaders } from './secrets';
+  nextStandardWebhooks,
+  resealSettings,
+  sameDestination,
+  sealWebhooks,
+  sealedSecret,
+  standardWebhooksSecretChange,
+} from './secrets';
+import { reencryptDestinations, type ReencryptResult } from './reencrypt';
 import { blockedWebhook, definedFields, settingsOf, withRateLimit } from './settings';
 import { OperationQueue, expectVersion, found, nextVersion, type WriteCondition } from './operations';
 import type { DestinationCreate, DestinationPatch, SourceCreate, SourcePatch } from './validation';
@@ -46,16 +44,6 @@ export interface CatalogServiceOptions {
    * allowed networks). Host names are not resolved here: delivery checks what they resolve to.
    */
   addressPolicy?: AddressPolicy;
-}
-
-/**
- * What `reencryptDestinations` did: destinations rewritten (plaintext or another key), not, and
- * the ids of those it could not rewrite since a value of theirs opens with neither key.
- */
-export interface ReencryptResult {
-  reencrypted: number;
-  unchanged: number;
-  unreadable: string[];
 }
 
 /**
@@ -156,11 +144,11 @@ export class CatalogService {
         enabled: input.enabled,
         settings: withRateLimit(
           settingsOf({
-            webhooks: this.sealWebhooks(input.settings.webhooks),
-            sharedSecret: this.sealed(input.settings.sharedSecret),
+            webhooks: sealWebhooks(input.settings.webhooks, this.sealer),
+            sharedSecret: sealedSecret(input.settings.sharedSecret, this.sealer),
             standardWebhooks: nextStandardWebhooks(
               {},
-              this.sealed(input.settings.standardWebhooksSecret),
+              sealedSecret(input.settings.standardWebhooksSecret, this.sealer),
               now,
             ),
           }),
@@ -188,19 +176,20 @@ export class CatalogService {
       const secret =
         settingsPatch?.sharedSecret === undefined
           ? current.settings.sharedSecret
-          : this.sealed(settingsPatch.sharedSecret);
+          : sealedSecret(settingsPatch.sharedSecret, this.sealer);
       const webhooks = settingsPatch?.webhooks;
       const now = this.now();
-      const standardWebhooksChange = this.standardWebhooksChange(
+      const standardWebhooksChange = standardWebhooksSecretChange(
         current.settings.standardWebhooksSecret,
         settingsPatch?.standardWebhooksSecret,
+        this.sealer,
       );
       const destination: Destination = {
         ...current,
         ...definedFields(fields),
         settings: withRateLimit(
           settingsOf({
-            webhooks: webhooks ? this.sealWebhooks(webhooks) : current.settings.webhooks,
+            webhooks: webhooks ? sealWebhooks(webhooks, this.sealer) : current.settings.webhooks,
             sharedSecret: secret,
             standardWebhooks: nextStandardWebhooks(current.settings, standardWebhooksChange, now),
             keepDisabled: webhooks === undefined,
@@ -264,44 +253,18 @@ export class CatalogService {
   }
 
   /**
-   * Rewrites every destination that holds plaintext (written before encryption) or values sealed
-   * under HOOKLINE_SECRETS_KEY_PREVIOUS, under the current key. Idempotent; `updatedAt` is kept,
-   * since nothing a user set has changed. Run it after rolling out a new key to every process. A
-   * destination changed meanwhile on another replica is skipped: run it again until it answers 0.
-   * A destination holding a value that neither key opens is skipped too, named in `unreadable`
-   * and logged, so that one such destination does not stop the others from moving to the new key.
+   * Rewrites every destination holding plaintext or values sealed under the previous key under the
+   * current key (reencrypt.ts); one at a time with the catalog's other operations.
    */
   reencryptDestinations(): Promise<ReencryptResult> {
-    return this.operations.serialised(async () => {
-      let reencrypted = 0;
-      let unchanged = 0;
-      const unreadable: string[] = [];
-      for (const destination of this.store.destinations()) {
-        if (!needsReseal(destination.settings, this.sealer)) {
-          unchanged++;
-          continue;
-        }
-        try {
-          await this.putDestination({ ...destination, version: nextVersion(destination) });
-          reencrypted++;
-        } catch (err) {
-          if (err instanceof SecretUnreadableError) {
-            unreadable.push(destination.id);
-            this.logger.warn(
-              { destinationId: destination.id, code: err.code, reason: err.message },
-              'destination not re-encrypted: a secret of it opens with neither key',
-            );
-            continue;
-          }
-          if (!(err instanceof CatalogConflictError)) throw err; // changed meanwhile: not counted
-        }
-      }
-      this.logger.info(
-        { reencrypted, unchanged, unreadable: unreadable.length },
-        'destinations re-encrypted under the current key',
-      );
-      return { reencrypted, unchanged, unreadable };
-    });
+    return this.operations.serialised(() =>
+      reencryptDestinations({
+        destinations: this.store.destinations(),
+        sealer: this.sealer,
+        put: (destination) => this.putDestination(destination),
+        logger: this.logger,
+      }),
+    );
   }
 
   /** Every destination write: its stored secrets are brought under the current key first. */
@@ -309,31 +272,6 @@ export class CatalogService {
     const value = { ...destination, settings: resealSettings(destination.settings, this.sealer) };
     await this.writer.put({ kind: 'destination', value }, destination.version);
     return value;
-  }
-
-  /**
-   * What a patch does to the Standard Webhooks secret: the new secret sealed, null (remove) or
-   * undefined (keep). A patch that sends the secret already set (a client sending its whole
-   * settings on every change) keeps it: that is no rotation, and treating it as one would drop the
-   * previous secret while receivers may still verify with it, and restart the overlap.
-   */
-  private standardWebhooksChange(
-    stored: StoredSecret | undefined,
-    given: string | null | undefined,
-  ): StoredSecret | null | undefined {
-    if (given === null || given === undefined) return given;
-    if (stored !== undefined && this.sealer.opensTo(stored, given)) return undefined;
-    return this.sealer.seal(given);
-  }
-
-  private sealed(secret: string | null | undefined): string | undefined {
-    return secret === null || secret === undefined ? undefined : this.sealer.seal(secret);
-  }
-
-  private sealWebhooks(
-    webhooks: { url: string; headers: Record<string, string> }[],
-  ): Destination['settings']['webhooks'] {
-    return webhooks.map((w) => ({ url: w.url, headers: sealHeaders(w.headers, this.sealer) }));
   }
 
   private now(): string {

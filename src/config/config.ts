@@ -12,8 +12,8 @@ export interface Config {
   /** The admin API's own server; undefined: the admin API is on the main port. */
   adminHttp: { port: number; host: string } | undefined;
   roles: Role[];
-  /** HOOKLINE_WORKERS: processes to run (`auto`: one per CPU); see workerCount. */
-  workers: 'auto' | number;
+  /** HOOKLINE_WORKERS: processes to run (`auto`: one per CPU); see processCount. */
+  processes: 'auto' | number;
   /** The tracking API's admission queue (ingest/admission.ts). */
   ingest: { concurrency: number; queue: number; queueTimeoutMs: number };
   adminToken: string | undefined;
@@ -110,7 +110,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         ? undefined
         : { port: c.HOOKLINE_ADMIN_PORT, host: c.HOOKLINE_ADMIN_HOST ?? c.HOOKLINE_HTTP_HOST },
     roles: c.HOOKLINE_ROLES,
-    workers: c.HOOKLINE_WORKERS,
+    processes: c.HOOKLINE_WORKERS,
     ingest: {
       concurrency: c.HOOKLINE_INGEST_CONCURRENCY,
       queue: c.HOOKLINE_INGEST_QUEUE,
@@ -196,6 +196,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 }
 
 /** How many processes HOOKLINE_WORKERS asks for on a machine with `cpus` CPUs (at least 1). */
-export function workerCount(setting: Config['workers'], cpus: number): number {
+export function processCount(setting: Config['processes'], cpus: number): number {
   return setting === 'auto' ? Math.max(1, cpus) : setting;
 }

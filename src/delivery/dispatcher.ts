@@ -9,11 +9,19 @@ import {
   isStalled,
   slowCaps,
   type AdmissionLimits,
-  type LaneLoad,
   type PoolLoad,
 } from './admission';
-import { newLane, removeAt, type Lane, type Queued, type SubmitOptions } from './lane';
-import { TokenBucket, burstFor } from './rate-limit';
+import {
+  followRate,
+  isIdle,
+  laneLoad,
+  newLane,
+  oldestRunAgeMs,
+  removeAt,
+  type Lane,
+  type Queued,
+  type SubmitOptions,
+} from './lane';
 
 export type { SubmitOptions };
 
@@ -68,8 +76,9 @@ export class Dispatcher implements HoldBack {
       lane = newLane();
       this.lanes.set(task.destinationId, lane);
     }
-    this.updateRate(task.destinationId, lane);
-    const admission = admit(this.laneState(lane, task.userKey), this.poolLoad(), this.options);
+    const nowMs = this.options.clock.now();
+    followRate(lane, this.options.rateOf?.(task.destinationId), nowMs);
+    const admission = admit(laneLoad(lane, task.userKey, nowMs), this.poolLoad(), this.options);
     if (admission === 'defer') {
       this.dropIfIdle(task.destinationId, lane);
       return this.options.defer(task);
@@ -119,27 +128,6 @@ export class Dispatcher implements HoldBack {
     }
   }
 
-  private laneState(lane: Lane, userKey: string | undefined): LaneLoad {
-    const nowMs = this.options.clock.now();
-    return {
-      active: lane.active,
-      queued: lane.retries.length + lane.firsts.length,
-      avgRunMs: lane.avgRunMs,
-      oldestRunAgeMs: this.oldestRunAgeMs(lane, nowMs),
-      sameUserActive: userKey !== undefined && lane.activeKeys.has(userKey),
-      ...(lane.bucket && { ratePerSecond: lane.bucket.ratePerSecond }),
-      tokenReady: lane.bucket?.ready(nowMs) ?? true,
-    };
-  }
-
-  /** Follows changes of the destination's rate limit (a new limit starts with a fresh bucket). */
-  private updateRate(destinationId: string, lane: Lane): void {
-    const rate = this.options.rateOf?.(destinationId);
-    if (rate === lane.bucket?.ratePerSecond) return;
-    lane.bucket =
-      rate === undefined ? undefined : new TokenBucket(rate, burstFor(rate), this.options.clock.now());
-  }
-
   /** Whether a rate-limited lane has a token now; if not, pumps it again when it will. */
   private tokenReady(destinationId: string, lane: Lane): boolean {
     if (!lane.bucket) return true;
@@ -163,7 +151,7 @@ export class Dispatcher implements HoldBack {
       let slowActive = 0;
       let slowLanes = 0;
       for (const lane of this.lanes.values()) {
-        if (!isSlow(this.laneState(lane, undefined), this.options)) continue;
+        if (!isSlow(laneLoad(lane, undefined, nowMs), this.options)) continue;
         slowLanes++;
         slowActive += lane.active;
       }
@@ -225,18 +213,9 @@ export class Dispatcher implements HoldBack {
   }
 
   private health(lane: Lane): LaneHealth {
-    const load = {
-      avgRunMs: lane.avgRunMs,
-      oldestRunAgeMs: this.oldestRunAgeMs(lane, this.options.clock.now()),
-    };
+    const load = { avgRunMs: lane.avgRunMs, oldestRunAgeMs: oldestRunAgeMs(lane, this.options.clock.now()) };
     const slow = isSlow(load, this.options);
     return { slow, stalled: !slow && isStalled(load, this.options) };
-  }
-
-  /** How long the lane's oldest request in flight has been running (0 when none is). */
-  private oldestRunAgeMs(lane: Lane, nowMs: number): number {
-    const oldest = lane.activeSince.values().next().value as { atMs: number } | undefined;
-    return oldest ? nowMs - oldest.atMs : 0;
   }
 
   private hasRoom(lane: Lane, slow: boolean): boolean {
@@ -247,13 +226,7 @@ export class Dispatcher implements HoldBack {
   }
 
   private dropIfIdle(destinationId: string, lane: Lane): void {
-    if (
-      lane.active === 0 &&
-      lane.activeKeys.size === 0 && // runs still handing on (their slots freed) keep the lane
-      lane.retries.length === 0 &&
-      lane.firsts.length === 0 &&
-      !lane.tokenTimer
-    ) {
+    if (isIdle(lane)) {
       this.lanes.delete(destinationId);
       this.recount(lane); // to 0: its queue is empty
     }

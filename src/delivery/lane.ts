@@ -1,5 +1,6 @@
 import type { DeliveryTask } from '../records/delivery-task';
-import type { TokenBucket } from './rate-limit';
+import type { LaneLoad } from './admission';
+import { TokenBucket, burstFor } from './rate-limit';
 
 /** One destination's lane of the Dispatcher: what runs, what waits, how its requests fare. */
 
@@ -69,4 +70,41 @@ export function newLane(): Lane {
 export function removeAt(queue: Queued[], i: number): void {
   if (i === 0) queue.shift();
   else queue.splice(i, 1);
+}
+
+/** The lane's figures the admission policy decides on (admission.ts), for a task of `userKey`. */
+export function laneLoad(lane: Lane, userKey: string | undefined, nowMs: number): LaneLoad {
+  return {
+    active: lane.active,
+    queued: lane.retries.length + lane.firsts.length,
+    avgRunMs: lane.avgRunMs,
+    oldestRunAgeMs: oldestRunAgeMs(lane, nowMs),
+    sameUserActive: userKey !== undefined && lane.activeKeys.has(userKey),
+    ...(lane.bucket && { ratePerSecond: lane.bucket.ratePerSecond }),
+    tokenReady: lane.bucket?.ready(nowMs) ?? true,
+  };
+}
+
+/** How long the lane's oldest request in flight has been running (0 when none is). */
+export function oldestRunAgeMs(lane: Lane, nowMs: number): number {
+  const oldest = lane.activeSince.values().next().value as { atMs: number } | undefined;
+  return oldest ? nowMs - oldest.atMs : 0;
+}
+
+/** Follows changes of the destination's rate limit (a new limit starts with a fresh bucket). */
+export function followRate(lane: Lane, ratePerSecond: number | undefined, nowMs: number): void {
+  if (ratePerSecond === lane.bucket?.ratePerSecond) return;
+  lane.bucket =
+    ratePerSecond === undefined ? undefined : new TokenBucket(ratePerSecond, burstFor(ratePerSecond), nowMs);
+}
+
+/** Nothing runs, hands on or waits in the lane, and no token timer will pump it: it may go. */
+export function isIdle(lane: Lane): boolean {
+  return (
+    lane.active === 0 &&
+    lane.activeKeys.size === 0 && // runs still handing on (their slots freed) keep the lane
+    lane.retries.length === 0 &&
+    lane.firsts.length === 0 &&
+    !lane.tokenTimer
+  );
 }

@@ -37,6 +37,17 @@ export function createLogger(options: LoggerOptions = {}): Logger {
   return logger;
 }
 
+export type LogFormat = 'json' | 'pretty';
+
+/**
+ * How the process writes its logs: human-readable only for a person at a terminal running the
+ * development start (`npm start`: stdout is a TTY and that entry point offers a pretty stream);
+ * JSON everywhere else: the production start, the image, a pipe, a file, a log collector.
+ */
+export function logFormat(options: { stdoutIsTTY: boolean; development: boolean }): LogFormat {
+  return options.stdoutIsTTY && options.development ? 'pretty' : 'json';
+}
+
 /** A logger that drops everything: default for library code and unit tests. */
 export function silentLogger(): Logger {
   return pino({ level: 'silent' });

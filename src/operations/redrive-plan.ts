@@ -4,7 +4,7 @@ import {
   type DeadLetterFilter,
   type IndexedDeadLetter,
   type TaskDeadLetter,
-} from './dead-letters';
+} from './dead-letters/dead-letter';
 
 /** What a plan reads: the dead-letter index (`DlqStore`). */
 export interface RedriveSource {

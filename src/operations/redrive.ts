@@ -5,8 +5,8 @@ import { encodeTask, taskKey } from '../records/delivery-task';
 import type { BatchingProducer } from '../kafka/batching-producer';
 import type { Logger } from '../observability/logger';
 import { encodeRedriven } from '../records/dlq';
-import type { TaskDeadLetter } from './dead-letters';
-import type { DlqStore } from './dlq-store';
+import type { TaskDeadLetter } from './dead-letters/dead-letter';
+import type { DlqStore } from './dead-letters/store';
 import { DlqIndexLoadingError } from './errors';
 import type { OperationsMetrics } from './metrics';
 import {

@@ -1,4 +1,4 @@
-import { FORWARDED_HEADER } from './attempt-forward';
+import { FORWARDED_HEADER } from './attempts/forward';
 import type { z } from 'zod';
 import type { AdminRoute } from '../http/admin';
 import { CatalogNotFoundError } from '../catalog';
@@ -6,8 +6,8 @@ import type { CatalogView } from '../records/catalog-model';
 import { parseJsonBody as parseBody, validated as validateValue } from '../http/validation';
 import { sendJson } from '../http/respond';
 import type { Handler, RouteContext } from '../http/router';
-import type { AttemptSource } from './attempt-log';
-import type { DlqIndex } from './dlq-index';
+import type { AttemptSource } from './attempts/log';
+import type { DlqIndex } from './dead-letters/topic-index';
 import { DeadLetterNotFoundError, DlqIndexLoadingError } from './errors';
 import type { Redriver } from './redrive';
 import type { Replays } from './replay';

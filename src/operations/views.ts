@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { AttemptEntry } from '../records/delivery-attempt';
-import { deadLetterId, type IndexedDeadLetter, type TaskDeadLetter } from './dead-letters';
+import { deadLetterId, type IndexedDeadLetter, type TaskDeadLetter } from './dead-letters/dead-letter';
 import type { ReplayProgress } from './replay';
 import type { RedriveResult } from './redrive';
 

@@ -10,7 +10,7 @@ import { exited, spawnHookline } from '../support/process';
 /**
  * A worker process whose broker is kill -9'd while it starts (the chaos run's worker restarted
  * just before a broker kill): start-up waits the outage out and the process becomes ready once the
- * broker is back, instead of exiting with code 1 (src/start-up.ts). On a broker of its own (the
+ * broker is back, instead of exiting with code 1 (src/process/start-up.ts). On a broker of its own (the
  * global setup's cluster is shared with other test files, so it is never killed).
  */
 jest.setTimeout(420_000);

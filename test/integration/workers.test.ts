@@ -15,7 +15,7 @@ function childPids(pid: number): number[] {
       // Fields after the command's closing parenthesis: state, ppid, ...
       const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
       const [state, ppid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      const main = readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes('src/main.ts');
+      const main = readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes('src/process/main.ts');
       if (Number(ppid) === pid && state !== 'Z' && main) pids.push(Number(entry));
     } catch {
       // gone meanwhile
@@ -218,7 +218,7 @@ describe('HOOKLINE_WORKERS=2, a child that cannot start', () => {
         new Promise<'running'>((resolve) => setTimeout(() => resolve('running'), 120_000).unref()),
       ]);
       expect(code).toBe(1);
-      expect(hookline.output.join('')).toContain('worker process failed to start');
+      expect(hookline.output.join('')).toContain('child process failed to start');
       expect(childPids(hookline.pid!)).toEqual([]);
     } finally {
       if (hookline.exitCode === null) hookline.kill('SIGKILL');

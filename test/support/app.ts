@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { startApp, type App } from '../../src/compose';
+import { startApp, type App } from '../../src/compose/index';
 import { loadConfig } from '../../src/config/config';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';

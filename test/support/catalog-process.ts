@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
-import { startApp, type App } from '../../src/compose';
+import { startApp, type App } from '../../src/compose/index';
 import { loadConfig } from '../../src/config/config';
 import { createLogger } from '../../src/observability/logger';
 import { ADMIN_TOKEN, TEST_SECRETS_KEY, clusterFromEnv } from './app';

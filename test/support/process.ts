@@ -7,9 +7,9 @@ import { projectRoot } from './project-root';
 const ROOT = projectRoot();
 
 /**
- * Runs `src/main.ts` (what `npm start` runs) as a real child process, in one process (no tsx
+ * Runs `src/process/main.ts` (what `npm start` runs) as a real child process, in one process (no tsx
  * wrapper), so that a signal sent to it reaches Hookline itself; with `built`, the compiled
- * `dist/src/main.js` of `npm run build` instead, with the node flags of `npm run start:prod`, as the
+ * `dist/src/process/main.js` of `npm run build` instead, with the node flags of `npm run start:prod`, as the
  * image runs it. An `undefined` value unsets
  * a variable of this process's environment. One process (HOOKLINE_WORKERS=1) unless `env` says
  * otherwise, so a signal or SIGKILL hits Hookline itself, not a primary of children.
@@ -20,7 +20,7 @@ export function spawnHookline(
 ): ChildProcess & { output: string[] } {
   const args = options.built
     ? startProdArgs(options.nodeFlags ?? [])
-    : [...(options.nodeFlags ?? []), '--require', 'tsx/cjs', 'src/main.ts'];
+    : [...(options.nodeFlags ?? []), '--require', 'tsx/cjs', 'src/process/main.ts'];
   const child = spawn(process.execPath, args, {
     cwd: ROOT,
     env: { ...process.env, HOOKLINE_LOG_LEVEL: 'warn', HOOKLINE_WORKERS: '1', ...env },
@@ -58,7 +58,7 @@ export function childEnv(
 }
 
 /**
- * The arguments `npm run start:prod` gives node (its V8 flags and dist/src/main.js), so `built` runs
+ * The arguments `npm run start:prod` gives node (its V8 flags and dist/src/process/main.js), so `built` runs
  * exactly that; `nodeFlags` (an experiment) come after start:prod's own, so they win over them.
  */
 function startProdArgs(nodeFlags: string[]): string[] {

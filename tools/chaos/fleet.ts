@@ -37,7 +37,7 @@ interface Member {
 
 /**
  * Hookline as the chaos run deploys it: one ingest+router process and `workers` worker-only
- * processes (`HOOKLINE_ROLES=worker`), each a real child process (src/main.ts) on the given
+ * processes (`HOOKLINE_ROLES=worker`), each a real child process (src/process/main.ts) on the given
  * cluster. Like a process supervisor, the fleet respawns a process that exits by itself (a
  * failed start while the broker is down, say) and counts it.
  */

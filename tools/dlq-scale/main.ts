@@ -3,8 +3,8 @@
  *
  * The dead-letter index at scale (issue 13): writes N dead letters (1,000,000 by default) to the
  * dead-letter topic of a fresh prefix on a real Kafka (`resolveCluster`: KAFKA_BROKERS, a running
- * `npm run stack -- up`, or a local stack started for the run), starts Hookline (src/main.ts) as a
- * child process on that prefix (with `--built`, the compiled `dist/src/main.js` of `npm run build`,
+ * `npm run stack -- up`, or a local stack started for the run), starts Hookline (src/process/main.ts) as a
+ * child process on that prefix (with `--built`, the compiled `dist/src/process/main.js` of `npm run build`,
  * as the image runs it), and measures: the time until the index has read the topic, the
  * process's resident memory (RSS now, and its peak), and the latency of the admin API's
  * dead-letter queries. Then it kills the process with SIGKILL, starts it again and measures the
@@ -179,7 +179,7 @@ async function main(): Promise<number> {
     process.stdout.write(
       `\n${args.records.toLocaleString('en')} dead letters (${(bytes / 1e6).toFixed(0)} MB of Avro on the topic, ` +
         `${args.destinations} destinations, ${args.payloadBytes}-byte payloads, every 100th redriven; ` +
-        `${args.built ? 'compiled dist/src/main.js' : 'src/main.ts under tsx'})\n\n` +
+        `${args.built ? 'compiled dist/src/process/main.js' : 'src/process/main.ts under tsx'})\n\n` +
         table([
           ['Measure', 'Value'],
           ['---', '---'],

@@ -32,8 +32,8 @@ export interface HooklineProcess {
 }
 
 /**
- * Starts Hookline as a child process on its own port: src/main.ts as `npm start` runs it, or with
- * `built` the compiled dist/src/main.js as the container image runs it.
+ * Starts Hookline as a child process on its own port: src/process/main.ts as `npm start` runs it, or with
+ * `built` the compiled dist/src/process/main.js as the container image runs it.
  */
 export async function startHookline(
   env: Record<string, string>,

@@ -18,7 +18,7 @@ function handlersOnly<T>(name: string): T {
 }
 
 /**
- * Every admin route, in the order the composition root (src/compose.ts) mounts them: the catalog,
+ * Every admin route, in the order the composition root (src/compose/index.ts) mounts them: the catalog,
  * operations, audiences, deletion requests. No Kafka is needed. An integration test
  * (test/integration/audiences-api.test.ts) checks that a running Hookline serves the same document.
  */

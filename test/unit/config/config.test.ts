@@ -1,4 +1,4 @@
-import { loadConfig, workerCount } from '../../../src/config/config';
+import { loadConfig, processCount } from '../../../src/config/config';
 import { parseDurationMs } from '../../../src/config/env';
 import { ConfigError } from '../../../src/core/errors';
 import { keyIdOf } from '../../../src/security/secrets';
@@ -183,7 +183,7 @@ describe('HOOKLINE_WORKERS', () => {
     ['3', 2, 3],
   ])('%s on %i CPUs → %i processes', (value, cpus, expected) => {
     const config = loadConfig(value === undefined ? {} : { HOOKLINE_WORKERS: value });
-    expect(workerCount(config.workers, cpus)).toBe(expected);
+    expect(processCount(config.processes, cpus)).toBe(expected);
   });
 
   it.each(['0', 'many', '-1', '1.5'])('refuses %s', (value) => {

@@ -1,5 +1,5 @@
 import os from 'node:os';
-import { DlqStore } from '../../../src/operations/dlq-store';
+import { DlqStore } from '../../../src/operations/dead-letters/store';
 import type { DeliveryTask } from '../../../src/records/delivery-task';
 import type { DlqRecord } from '../../../src/records/dlq';
 

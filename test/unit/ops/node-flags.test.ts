@@ -19,7 +19,7 @@ describe('production node flags', () => {
     const image = JSON.parse(cmdLine!.slice('CMD '.length)) as string[];
     expect(image).toEqual(startProd);
     expect(startProd[0]).toBe('node');
-    expect(startProd.at(-1)).toBe('dist/src/main.js');
+    expect(startProd.at(-1)).toBe('dist/src/process/main.js');
   });
 
   it('are those `npm run bench` runs Hookline in-process with', () => {
