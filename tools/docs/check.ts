@@ -6,8 +6,10 @@
  *  - the configuration reference and the config schema disagree on the variables, or the docs
  *    mention a HOOKLINE_/KAFKA_/SCHEMA_REGISTRY_ variable nobody reads;
  *  - a generated reference is out of date (`npm run docs:gen`);
- *  - a README shell command is neither marked as an example nor checked (run, or npm script exists).
- * docs/contributing/docs.md describes the conventions.
+ *  - a shell block is not ```sh, ```sh service or ```sh example, or names an npm script that
+ *    package.json does not have.
+ * It runs nothing: `npm run docs:try` runs README.md's blocks. docs/contributing/docs.md describes
+ * the conventions.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -45,7 +47,7 @@ async function main(): Promise<void> {
     ...checkLinks(ROOT, files),
     ...checkEnv(ROOT, files),
     ...(await checkGenerated(ROOT)),
-    ...(await checkCommands(ROOT, 'README.md')),
+    ...checkCommands(ROOT, files),
   ];
   for (const p of problems) process.stderr.write(`${formatProblem(p)}\n`);
   process.stdout.write(

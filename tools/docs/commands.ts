@@ -1,9 +1,8 @@
 import type { Fence } from './markdown';
 
 /**
- * README commands. A fenced block whose info string is a shell (`sh`, `bash`, `shell`, `console`)
- * holds commands a reader may paste; one whose info string adds the word `example` (```sh example)
- * is for reading only (it needs a running Hookline, your own ids, …) and is not checked.
+ * The commands of the docs' shell blocks (shell-blocks.ts says which blocks run), and which npm
+ * script each names, so that the static check can make sure package.json has it.
  */
 
 export interface ShellCommand {
@@ -11,35 +10,20 @@ export interface ShellCommand {
   line: number;
 }
 
-/** What the docs check does with a README command. */
+/** What a command names: an npm script (checked to exist), npm itself, or anything else. */
 export type CommandCheck =
-  { kind: 'run' } | { kind: 'npm-script'; script: string } | { kind: 'npm-builtin' } | { kind: 'unchecked' };
-
-const SHELLS = new Set(['sh', 'bash', 'shell', 'zsh', 'console']);
-
-/** Whether a fence holds shell commands, and whether it is marked as an example. */
-export function fenceKind(info: string): 'commands' | 'example' | 'other' {
-  const [language, ...words] = info.split(/\s+/);
-  if (!SHELLS.has((language ?? '').toLowerCase())) return 'other';
-  return words.includes('example') ? 'example' : 'commands';
-}
+  { kind: 'npm-script'; script: string } | { kind: 'npm-builtin' } | { kind: 'other' };
 
 /**
  * The commands of a shell fence: a command goes on while a line ends with `\` or a quote is
- * open; comments and blank lines are dropped, a `$ ` prompt removed (in `console` blocks only
- * prompted lines are commands), and `a && b` split in two.
+ * open; comments and blank lines are dropped, and `a && b` split in two.
  */
 export function shellCommands(fence: Fence): ShellCommand[] {
-  const prompted = fence.info.split(/\s+/)[0] === 'console';
   const commands: ShellCommand[] = [];
   let pending: (ShellCommand & { quote: string | undefined }) | undefined;
   fence.body.forEach((raw, i) => {
-    let text = raw.trim();
+    const text = raw.trim();
     if (!pending) {
-      if (prompted) {
-        if (!text.startsWith('$ ')) return;
-        text = text.slice(2).trim();
-      }
       if (text === '' || text.startsWith('#')) return;
       pending = { text: '', line: fence.line + 1 + i, quote: undefined };
     }
@@ -72,15 +56,13 @@ export function openQuoteAfter(text: string, open: string | undefined): string |
 }
 
 /**
- * How a command is checked: run when it is in `runnable` (quick, side-effect free); an npm
- * script (`npm start`, `npm test`, `npm run x -- args`, variables set before it) is checked to
- * exist; `npm ci`/`npm install` need no check; anything else cannot be checked.
+ * Which npm script a command names (`npm start`, `npm test`, `npm run x -- args`, also after
+ * variables such as `A=1 npm start`); `npm ci`/`npm install` are npm's own.
  */
-export function classifyCommand(command: string, runnable: readonly string[]): CommandCheck {
+export function classifyCommand(command: string): CommandCheck {
   const normalised = command.replace(/\s+/g, ' ').trim();
-  if (runnable.includes(normalised)) return { kind: 'run' };
   const words = normalised.replace(/^(?:[A-Za-z_][A-Za-z0-9_]*=\S*\s+)+/, '').split(' ');
-  if (words[0] !== 'npm') return { kind: 'unchecked' };
+  if (words[0] !== 'npm') return { kind: 'other' };
   const [verb, ...rest] = words.slice(1);
   if (verb === 'ci' || verb === 'install' || verb === 'i') return { kind: 'npm-builtin' };
   if (verb === 'start' || verb === 'test' || verb === 'stop' || verb === 'restart')
@@ -89,5 +71,5 @@ export function classifyCommand(command: string, runnable: readonly string[]): C
     const script = rest.find((w) => !w.startsWith('-'));
     if (script) return { kind: 'npm-script', script };
   }
-  return { kind: 'unchecked' };
+  return { kind: 'other' };
 }

@@ -1,19 +1,4 @@
-import { classifyCommand, fenceKind, openQuoteAfter, shellCommands } from '../../../tools/docs/commands';
-
-describe('fenceKind', () => {
-  it.each([
-    ['sh', 'commands'],
-    ['bash', 'commands'],
-    ['console', 'commands'],
-    ['sh example', 'example'],
-    ['shell  example', 'example'],
-    ['ts', 'other'],
-    ['', 'other'],
-    ['json example', 'other'],
-  ])('%j → %s', (info, kind) => {
-    expect(fenceKind(info)).toBe(kind);
-  });
-});
+import { classifyCommand, openQuoteAfter, shellCommands } from '../../../tools/docs/commands';
 
 describe('shellCommands', () => {
   const fence = (info: string, ...body: string[]) => ({ info, line: 10, body });
@@ -29,9 +14,14 @@ describe('shellCommands', () => {
       ['curl -d \'{"a":1, "b":2}\'@11', 'npm test@13'],
     ],
     [
-      'console prompts',
-      fence('console', '$ npm run stack -- up', 'KAFKA_BROKERS=x'),
-      ['npm run stack -- up@11'],
+      'a loop: each line its own command',
+      fence(
+        'sh',
+        'for i in 1 2; do',
+        '  npm run -s hookline -- attempts d | grep delivered && break',
+        'done',
+      ),
+      ['for i in 1 2; do@11', 'npm run -s hookline -- attempts d | grep delivered@12', 'break@12', 'done@13'],
     ],
   ])('%s', (_name, f, expected) => {
     expect(shellCommands(f).map((c) => `${c.text}@${c.line}`)).toEqual(expected);
@@ -51,20 +41,22 @@ describe('openQuoteAfter', () => {
 });
 
 describe('classifyCommand', () => {
-  const runnable = ['npm run hookline -- --help'];
   it.each([
-    ['npm run hookline -- --help', { kind: 'run' }],
-    ['npm  run hookline  -- --help', { kind: 'run' }],
+    ['npm run hookline -- --help', { kind: 'npm-script', script: 'hookline' }],
+    [
+      'npm  run --silent hookline  -- attempts d | grep delivered',
+      { kind: 'npm-script', script: 'hookline' },
+    ],
     ['npm start', { kind: 'npm-script', script: 'start' }],
     ['npm test', { kind: 'npm-script', script: 'test' }],
     ['npm run stack -- up', { kind: 'npm-script', script: 'stack' }],
     ['npm run -s stack -- up', { kind: 'npm-script', script: 'stack' }],
     ['HOOKLINE_ALLOWED_NETWORKS=127.0.0.0/8 npm start', { kind: 'npm-script', script: 'start' }],
     ['npm ci', { kind: 'npm-builtin' }],
-    ['curl localhost:8080', { kind: 'unchecked' }],
-    ['TOKEN=abc', { kind: 'unchecked' }],
-    ['npx jest', { kind: 'unchecked' }],
+    ['curl localhost:8080', { kind: 'other' }],
+    ['TOKEN=abc', { kind: 'other' }],
+    ['npx jest', { kind: 'other' }],
   ])('%s', (command, check) => {
-    expect(classifyCommand(command, runnable)).toEqual(check);
+    expect(classifyCommand(command)).toEqual(check);
   });
 });
