@@ -50,7 +50,12 @@ async function main(): Promise<void> {
   const logger = createLogger({ name: 'kafka-clients', level: 'warn', destination: pino.destination(2) });
   const cluster = await resolveCluster({ logger, watchParentPid: process.pid });
   const brokers = cluster.kafkaBrokers;
-  const kafka = createKafka({ brokers, clientId: 'bench-kafkajs', logger: createLogger({ level: 'error' }) });
+  const kafka = createKafka({
+    brokers,
+    clientId: 'bench-kafkajs',
+    logger: createLogger({ level: 'error' }),
+    patches: 'hookline-process',
+  });
   const records = Array.from({ length: count }, (_, i) => ({
     key: Buffer.from(`user-${i % 1_000}`),
     value: Buffer.from(randomBytes(300).toString('hex')), // 600 bytes

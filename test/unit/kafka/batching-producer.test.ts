@@ -7,8 +7,8 @@ import {
   recordBytes,
   type OutgoingMessage,
 } from '../../../src/kafka/batching-producer';
-import { crc32c } from '../../../src/kafka/crc32c';
-import { encodeProduceRequest } from '../../../src/kafka/produce-request';
+import { crc32c } from '../../../src/kafka/kafkajs-fork/crc32c';
+import { encodeProduceRequest } from '../../../src/kafka/kafkajs-fork/produce-request';
 import { silentLogger } from '../../../src/observability/logger';
 
 /** A stand-in for kafkajs's producer whose acknowledgements the test releases by hand. */

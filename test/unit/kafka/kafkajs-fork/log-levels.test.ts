@@ -1,5 +1,9 @@
-import { logLevel } from '../../../src/kafka/kafkajs';
-import { kafkajsLogLevel, retriableProtocolMessages } from '../../../src/kafka/log-levels';
+import { logLevel } from '../../../../src/kafka/kafkajs';
+import {
+  kafkajsLogLevel,
+  retriableProtocolMessages,
+  routineProtocolMessages,
+} from '../../../../src/kafka/kafkajs-fork/log-levels';
 
 describe('kafkajsLogLevel', () => {
   const retriable = retriableProtocolMessages();
@@ -69,5 +73,32 @@ describe('kafkajsLogLevel', () => {
     expect(kafkajsLogLevel(logLevel.ERROR, response('The group coordinator is not available'), none)).toBe(
       'error',
     );
+  });
+});
+
+describe('a group rebalancing is routine: debug', () => {
+  const retriable = retriableProtocolMessages();
+  const routine = routineProtocolMessages();
+  const rebalancing = 'The group is rebalancing, so a rejoin is needed';
+
+  it('reads the message of REBALANCE_IN_PROGRESS from kafkajs’s table', () => {
+    expect([...routine]).toEqual([rebalancing]);
+  });
+
+  it.each([
+    ['the failed heartbeat kafkajs logs at error', logLevel.ERROR, 'Response Heartbeat(key: 12, version: 3)'],
+    ['the rejoin kafkajs logs at warn', logLevel.WARN, 'The group is rebalancing, re-joining'],
+  ])('%s', (_, level, message) => {
+    expect(kafkajsLogLevel(level, { message, error: rebalancing }, retriable, routine)).toBe('debug');
+    // Without the table of routine errors, as before: a failed heartbeat stays an error.
+    expect(kafkajsLogLevel(level, { message, error: rebalancing }, retriable)).not.toBe('debug');
+  });
+
+  it('leaves other group errors at their level', () => {
+    const entry = {
+      message: 'Response Heartbeat(key: 12, version: 3)',
+      error: 'The coordinator is not aware of this member',
+    };
+    expect(kafkajsLogLevel(logLevel.ERROR, entry, retriable, routine)).toBe('error');
   });
 });

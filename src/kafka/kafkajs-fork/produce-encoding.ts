@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import { crc32c } from './crc32c';
-import { wrapRequestProtocol, type ProtocolFix } from './kafkajs-protocol';
+import type { PatchResult } from './patch';
+import { wrapRequestProtocol } from './protocol';
 import { encodeProduceRequest, type ProduceRequestArgs } from './produce-request';
 
 /**
@@ -27,27 +28,33 @@ interface EncoderClass {
  * Installs the encoder on the kafkajs `requireFrom` resolves, once per module registry; any other
  * kafkajs release than 2.2.4 is left alone (see `wrapRequestProtocol`). `requireFrom` is for tests.
  */
-export function useFastProduceEncoding(requireFrom: NodeRequire = createRequire(__filename)): ProtocolFix {
-  return wrapRequestProtocol<ProduceRequestArgs>(requireFrom, 'produce', WRAPPED, (kafkajsProtocol) => {
-    const Encoder = requireFrom('kafkajs/src/protocol/encoder') as EncoderClass;
-    const asEncoder = (bytes: Buffer) => {
-      const encoder = new Encoder(0);
-      encoder.buf = bytes;
-      encoder.offset = bytes.length;
-      return encoder;
-    };
-    return ({ version: apiVersion }) => {
-      const build = kafkajsProtocol({ version: apiVersion });
-      if (apiVersion < FIRST_VERSION || apiVersion > LAST_VERSION) return build;
-      return (args) => {
-        const built = build(args);
-        const kafkajsEncode = built.request.encode;
-        built.request.encode = async () => {
-          const bytes = encodeProduceRequest(args, Date.now(), crc32c);
-          return bytes === undefined ? kafkajsEncode() : asEncoder(bytes);
-        };
-        return built;
+export function useFastProduceEncoding(requireFrom: NodeRequire = createRequire(__filename)): PatchResult {
+  return wrapRequestProtocol<ProduceRequestArgs>(
+    requireFrom,
+    'produce-encoding',
+    'produce',
+    WRAPPED,
+    (kafkajsProtocol) => {
+      const Encoder = requireFrom('kafkajs/src/protocol/encoder') as EncoderClass;
+      const asEncoder = (bytes: Buffer) => {
+        const encoder = new Encoder(0);
+        encoder.buf = bytes;
+        encoder.offset = bytes.length;
+        return encoder;
       };
-    };
-  });
+      return ({ version: apiVersion }) => {
+        const build = kafkajsProtocol({ version: apiVersion });
+        if (apiVersion < FIRST_VERSION || apiVersion > LAST_VERSION) return build;
+        return (args) => {
+          const built = build(args);
+          const kafkajsEncode = built.request.encode;
+          built.request.encode = async () => {
+            const bytes = encodeProduceRequest(args, Date.now(), crc32c);
+            return bytes === undefined ? kafkajsEncode() : asEncoder(bytes);
+          };
+          return built;
+        };
+      };
+    },
+  );
 }
