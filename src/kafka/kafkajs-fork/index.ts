@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import { registerCompressionCodecs } from './compression';
 import { useFastFetchDecoding } from './fetch-decoding';
 import { preloadGroupMessages } from './group-messages';
+import { fixMetadataRefresh } from './metadata-refresh';
 import { assertApplied, type PatchResult } from './patch';
 import { useFastProduceEncoding } from './produce-encoding';
 import { fixRequestQueueTimer } from './request-queue-timer';
@@ -16,7 +17,8 @@ export { kafkajsLogLevel, retriableProtocolMessages, routineProtocolMessages } f
  * (README.md lists each patch, why, and the test that fails without it): grouping by partition in
  * linear time (its preload must have come before kafkajs loaded: preload.ts), no busy timer on
  * every connection, Produce requests encoded and Fetch responses decoded in one pass, a consumer
- * stopped while it joins its group does not stay in it, and Snappy, LZ4 and ZSTD readable.
+ * stopped while it joins its group does not stay in it, Snappy, LZ4 and ZSTD readable, and a
+ * client's metadata cache that keeps every topic it was asked about.
  * Idempotent. Throws a KafkajsPatchError naming the first patch that could not be applied: a
  * process never runs on a kafkajs the fork does not match. Only Hookline's own processes call it
  * (`createKafka` with `patches: 'hookline-process'`); the producer library never does.
@@ -29,5 +31,6 @@ export function applyKafkajsFixes(requireFrom: NodeRequire = createRequire(__fil
     useFastFetchDecoding(requireFrom),
     fixRunnerStop(requireFrom),
     registerCompressionCodecs(requireFrom),
+    fixMetadataRefresh(requireFrom),
   ]);
 }

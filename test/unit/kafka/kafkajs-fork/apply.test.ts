@@ -25,6 +25,7 @@ describe('applyKafkajsFixes', () => {
       'fetch-decoding',
       'runner-stop',
       'compression-codecs',
+      'metadata-refresh',
     ]);
     // Under jest the preload is skipped: its module registry ignores Node's cache (group-messages.ts).
     expect(results[0]).toMatchObject({ status: 'skipped' });
