@@ -50,13 +50,16 @@ export const routineProtocolMessages = (requireFrom: NodeRequire = createRequire
 /**
  * The level a kafkajs log line gets in Hookline's log. kafkajs logs every failed response at
  * error level (`Response <Api>(key, version)`, the broker's error as `error`), also those it
- * then retries and that pass on their own: a group coordinator still loading at start, a leader
- * election, a busy transaction. Those are warnings: an operator alerting on error lines should not
- * be woken by a broker doing its routine. A group rebalancing (`routine`: members joining, as every
- * group does while it forms at start, or leaving) is no failure at all: kafkajs answers it by
- * joining again, as it says at warn level ("The group is rebalancing, re-joining"), and Hookline
- * logs the join ("group joined"): those lines are debug. A failed response kafkajs does not
- * retry, a connection error and everything else keep kafkajs's level.
+ * then retries and that pass on their own: a group coordinator still loading, a partition's leader
+ * just elected (a fresh start meets both), a busy transaction. Those are debug: kafkajs retries
+ * them, and one that outlasts its retries reaches the Hookline code that asked, which logs it
+ * (a repeated transient failure at warn, core/backoff.ts). So is a failed CreateTopics: its one
+ * caller (kafka/topics.ts, `ensureTopics`) looks at what exists after it, as another process may
+ * have just created the same topics, and fails start-up itself when a topic is still missing. A
+ * group rebalancing (`routine`: members joining, as every group does while it forms, or leaving)
+ * is no failure at all: kafkajs joins again, as it says at warn level ("The group is
+ * rebalancing, re-joining"), and Hookline logs the join ("group joined"): debug too. A failed
+ * response kafkajs does not retry, a connection error and everything else keep kafkajs's level.
  */
 export function kafkajsLogLevel(
   level: number,
@@ -64,12 +67,10 @@ export function kafkajsLogLevel(
   retriable: ReadonlySet<string>,
   routine: ReadonlySet<string> = new Set(),
 ): LogLevelName {
-  if (typeof entry.error === 'string' && routine.has(entry.error)) return 'debug';
+  const error = typeof entry.error === 'string' ? entry.error : undefined;
+  if (error !== undefined && routine.has(error)) return 'debug';
   const name = LEVELS[level] ?? 'info';
-  const retried =
-    name === 'error' &&
-    entry.message.startsWith('Response ') &&
-    typeof entry.error === 'string' &&
-    retriable.has(entry.error);
-  return retried ? 'warn' : name;
+  if (name !== 'error' || error === undefined || !entry.message.startsWith('Response ')) return name;
+  const handledByCaller = retriable.has(error) || entry.message.startsWith('Response CreateTopics(');
+  return handledByCaller ? 'debug' : name;
 }

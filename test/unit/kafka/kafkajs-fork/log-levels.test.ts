@@ -10,19 +10,19 @@ describe('kafkajsLogLevel', () => {
   const response = (error: string) => ({ message: 'Response GroupCoordinator(key: 10, version: 2)', error });
 
   it.each([
-    // What a broker answers in its routine, and kafkajs retries: warnings.
+    // What a broker answers in its routine, and kafkajs retries: debug (its caller logs what outlasts the retries).
     [
       'a group coordinator still loading (start-up)',
       logLevel.ERROR,
       response("The coordinator is loading and hence can't process requests for this group"),
-      'warn',
+      'debug',
     ],
-    ['no group coordinator yet', logLevel.ERROR, response('The group coordinator is not available'), 'warn'],
+    ['no group coordinator yet', logLevel.ERROR, response('The group coordinator is not available'), 'debug'],
     [
       'a leader moving',
       logLevel.ERROR,
       response('This server is not the leader for that topic-partition'),
-      'warn',
+      'debug',
     ],
     [
       'a transaction busy',
@@ -30,7 +30,13 @@ describe('kafkajsLogLevel', () => {
       response(
         'The producer attempted to update a transaction while another concurrent operation on the same transaction was ongoing',
       ),
-      'warn',
+      'debug',
+    ],
+    [
+      'topics another process created first (ensureTopics checks)',
+      logLevel.ERROR,
+      { message: 'Response CreateTopics(key: 19, version: 3)', error: 'Topic creation errors' },
+      'debug',
     ],
     // What no retry cures, or is not a broker's answer: kafkajs's level.
     [
