@@ -80,9 +80,9 @@ export function createKafka(options: KafkaClientOptions): Kafka {
  * retries), acks=all on each send, the murmur2 partitioner (the Java client's, so keys land
  * on the same partitions whatever client wrote them), and unlimited retries as idempotence
  * requires; callers bound their own wait (HOOKLINE_KAFKA_ACK_TIMEOUT). Tries are at most 1 s
- * apart: a send begun during a broker outage lands within about a second of its return (with 5 s,
- * a worker's hand-offs landed up to 8 s after it, and the work they finish was committed only
- * then: the chaos run's workers killed meanwhile had it all delivered again).
+ * apart: a send begun during a broker outage lands within about a second of its return; with
+ * longer waits, a worker's hand-offs land seconds after it, the work they finish is committed only
+ * then, and a worker killed meanwhile has it all delivered again.
  */
 export function producerSettings(): ProducerConfig {
   return {

@@ -13,8 +13,7 @@ export interface GroupArgs {
 /**
  * kafkajs's `producer/groupMessagesPerPartition`, which sorts a send's messages by partition, in
  * linear time: kafkajs copies the partition's array and an object per message (`[...current,
- * message]`), quadratic in the messages per partition, 2 KB of garbage per event in `e2e` and 3%
- * of the tracking API's CPU at 100-event batches. Same result: an object from partition to its
+ * message]`), quadratic in the messages per partition (the cost: docs/adr/0001-kafka-client.md). Same result: an object from partition to its
  * messages in their order, the partitioner called once per message, in order, with the same
  * arguments.
  */

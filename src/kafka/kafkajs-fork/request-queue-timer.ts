@@ -8,7 +8,8 @@ import { applied, notApplied, shapeMismatch, versionMismatch, type PatchResult }
  * which is negative when the broker is not throttling the client, and arms a timer with it even
  * when no request is waiting; the timer calls it again. Hookline holds a few dozen connections
  * (every consumer group, producer and admin has its own), so an idle process woke its event loop
- * about 1,700 times a second, and under load the timers ran between every piece of work.
+ * about once a millisecond per connection, and under load the timers ran between every piece of
+ * work (docs/adr/0001-kafka-client.md).
  *
  * The replacement arms the timer only when a request is waiting: for the end of the broker's
  * throttle, or 10 ms (kafkajs's own interval) when it waits for an in-flight slot. A waiting
