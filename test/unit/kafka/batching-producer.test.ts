@@ -1,12 +1,7 @@
 import type { Producer, ProducerBatch } from 'kafkajs';
 import { KafkaUnavailableError, RecordTooLargeError } from '../../../src/core/errors';
-import {
-  BatchingProducer,
-  DEFAULT_MAX_RECORD_BYTES,
-  lingerLeftMs,
-  recordBytes,
-  type OutgoingMessage,
-} from '../../../src/kafka/batching-producer';
+import { BatchingProducer, lingerLeftMs } from '../../../src/kafka/batching-producer';
+import { DEFAULT_MAX_RECORD_BYTES, recordBytes, type OutgoingMessage } from '../../../src/kafka/record-size';
 import { crc32c } from '../../../src/kafka/kafkajs-fork/crc32c';
 import { encodeProduceRequest } from '../../../src/kafka/kafkajs-fork/produce-request';
 import { silentLogger } from '../../../src/observability/logger';
