@@ -5,8 +5,6 @@
  *    (KAFKA_BROKERS/SCHEMA_REGISTRY_URL, a running `npm run stack -- up`, testcontainers, or local
  *    processes) and exports its addresses to the workers.
  */
-/** Each test file is a Hookline process: what must be in place before kafkajs loads is (src/kafka/kafkajs-fork/). */
-const setupFiles = ['<rootDir>/src/kafka/kafkajs-fork/preload.ts'];
 const transform = { '^.+\\.tsx?$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.json' }] };
 
 module.exports = {
@@ -15,14 +13,12 @@ module.exports = {
       displayName: 'unit',
       testMatch: ['<rootDir>/test/unit/**/*.test.ts'],
       transform,
-      setupFiles,
       testEnvironment: 'node',
     },
     {
       displayName: 'integration',
       testMatch: ['<rootDir>/test/integration/**/*.test.ts'],
       transform,
-      setupFiles,
       testEnvironment: 'node',
       globalSetup: '<rootDir>/test/support/global-setup.ts',
       globalTeardown: '<rootDir>/test/support/global-teardown.ts',
