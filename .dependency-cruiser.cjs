@@ -90,10 +90,26 @@ module.exports = {
       name: 'kafkajs-through-its-module',
       severity: 'error',
       comment:
-        'kafkajs values come from src/kafka/kafkajs.ts, which first puts in place what must be before kafkajs loads (group-messages.ts). Types may come from kafkajs.',
+        'kafkajs values come from src/kafka/kafkajs.ts, the one module between Hookline and its Kafka client (docs/adr/0001-kafka-client.md). Types may come from kafkajs.',
       from: { path: '^(src|tools/devstack)/', pathNot: '^src/kafka/kafkajs\\.ts$' },
       // Also where node_modules is a symlink (a worktree): depcruise then reports the real path.
       to: { path: '(^|/)node_modules/kafkajs/', dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'fork-preload-only-in-process-entries',
+      severity: 'error',
+      comment:
+        "The preload of the kafkajs fork changes kafkajs process-wide: only the process entry (src/process/main.ts) imports it, first; never the producer library, which leaves its host application's kafkajs alone.",
+      from: { path: '^src/', pathNot: '^src/process/main\\.ts$' },
+      to: { path: '^src/kafka/kafkajs-fork/preload\\.ts$' },
+    },
+    {
+      name: 'fork-through-its-index',
+      severity: 'error',
+      comment:
+        'Outside src/kafka, the kafkajs fork is used through src/kafka/kafkajs-fork/index.ts (and its preload).',
+      from: { path: '^src/', pathNot: '^src/kafka/' },
+      to: { path: '^src/kafka/kafkajs-fork/', pathNot: '^src/kafka/kafkajs-fork/(index|preload)\\.ts$' },
     },
     {
       name: 'product-not-to-dev-dependencies',

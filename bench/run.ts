@@ -6,7 +6,7 @@
  * A missed target prints a warning; only a scenario that fails to run makes the exit code 1.
  */
 // First: what must be in place before kafkajs loads (the raw baselines' kafkajs is Hookline's).
-import '../src/kafka/kafkajs-preload';
+import '../src/kafka/kafkajs-fork/preload';
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -14,7 +14,7 @@ import { performance } from 'node:perf_hooks';
 import pino from 'pino';
 import { resolveCluster } from '../tools/devstack';
 import { createLogger } from '../src/observability/logger';
-import { applyKafkajsFixes } from '../src/kafka/client';
+import { applyKafkajsFixes } from '../src/kafka/kafkajs-fork';
 import { projectRoot } from '../test/support/project-root';
 import { Harness } from './harness/client';
 import { formatReport, type BenchReport, type ScenarioRecord } from './lib/report';

@@ -12,7 +12,7 @@ import { cpuMsSince } from './stats';
  * they run is the one Hookline runs: `createKafka` applies Hookline's process-wide changes to kafkajs
  * (`applyKafkajsFixes`: its request-queue timer, its Produce encoder, its Fetch decoder), as
  * `bench/run.ts` does before the first scenario, whose first import also puts Hookline's linear
- * grouping of messages by partition in place (src/kafka/group-messages.ts). Nothing else of
+ * grouping of messages by partition in place (src/kafka/kafkajs-fork/group-messages.ts). Nothing else of
  * Hookline's is on the path: the producer keeps kafkajs's default
  * partitioner (murmur2 on kafkajs's Long; Hookline's own puts keys on the same partitions with
  * less CPU, ~16% of the raw producer's busy samples at batches of 100).
@@ -22,6 +22,7 @@ export function benchKafka(ctx: BenchContext, clientId: string): Kafka {
   return createKafka({
     brokers: ctx.cluster.kafkaBrokers,
     clientId,
+    patches: 'hookline-process',
     logger: createLogger({ level: 'error' }),
   });
 }

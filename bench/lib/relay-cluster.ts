@@ -47,7 +47,12 @@ async function primary(): Promise<void> {
 async function child(): Promise<void> {
   const brokers = env('KAFKA_BROKERS').split(',');
   const logger = createLogger({ level: 'error' });
-  const kafka = createKafka({ brokers, clientId: 'hookline-bench-relay', logger });
+  const kafka = createKafka({
+    brokers,
+    clientId: 'hookline-bench-relay',
+    logger,
+    patches: 'hookline-process',
+  });
   const producer = await rawProducer(kafka);
   const admin = kafka.admin();
   await admin.connect();

@@ -67,6 +67,7 @@ async function withAdmin<T>(ctx: BenchContext, fn: (admin: Admin) => Promise<T>)
   const kafka = createKafka({
     brokers: ctx.cluster.kafkaBrokers,
     clientId: 'hookline-bench-admin',
+    patches: 'hookline-process',
     logger: createLogger({ level: 'silent' }),
   });
   const admin = kafka.admin();

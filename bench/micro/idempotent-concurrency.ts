@@ -21,6 +21,8 @@
  * PLATFORMATIC_KAFKA=<dir> checks the @platformatic/kafka installed under <dir> instead (e.g. 2.2.3,
  * the oldest 2.x the registry here serves: `npm install --prefix <dir> @platformatic/kafka@2.2.3`).
  */
+// First: the kafkajs fork's preload, before anything loads kafkajs (createKafka fails otherwise).
+import '../../src/kafka/kafkajs-fork/preload';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -98,6 +100,7 @@ async function main(): Promise<void> {
     brokers,
     clientId: 'bench-idempotence',
     logger: createLogger({ level: 'error' }),
+    patches: 'hookline-process',
   });
   const clients: Record<string, () => { send: Send; close: () => Promise<void> }> = {
     'kafkajs (Hookline)': () => kafkajsSender(kafka),

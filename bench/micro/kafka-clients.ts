@@ -20,6 +20,8 @@
  */
 // First: kafkajs as published, loaded before Hookline's modules load (and patch) their own copy.
 import { assertSeparateCopy, plainKafkajs } from './plain-kafkajs';
+// Then Hookline's preload, before its copy of kafkajs loads (createKafka fails when it came too late).
+import '../../src/kafka/kafkajs-fork/preload';
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { Consumer as PltConsumer, Producer as PltProducer } from '@platformatic/kafka';
@@ -27,7 +29,6 @@ import type { Kafka } from 'kafkajs';
 import pino from 'pino';
 import { createKafka } from '../../src/kafka/client';
 import * as patchedKafkajs from '../../src/kafka/kafkajs';
-import { groupMessagesPreload } from '../../src/kafka/kafkajs-preload';
 import { createLogger } from '../../src/observability/logger';
 import { resolveCluster } from '../../tools/devstack';
 import { median } from '../lib/stats';
@@ -58,12 +59,15 @@ async function main(): Promise<void> {
   const repetitions = Number(process.argv[3] ?? 3);
   process.env.KAFKAJS_NO_PARTITIONER_WARNING = '1';
   assertSeparateCopy(patchedKafkajs);
-  if (groupMessagesPreload !== 'applied')
-    throw new Error(`Hookline's kafkajs preload: ${groupMessagesPreload}`);
   const logger = createLogger({ name: 'kafka-clients', level: 'warn', destination: pino.destination(2) });
   const cluster = await resolveCluster({ logger, watchParentPid: process.pid });
   const brokers = cluster.kafkaBrokers;
-  const kafka = createKafka({ brokers, clientId: 'bench-kafkajs', logger: createLogger({ level: 'error' }) });
+  const kafka = createKafka({
+    brokers,
+    clientId: 'bench-kafkajs',
+    logger: createLogger({ level: 'error' }),
+    patches: 'hookline-process',
+  });
   const plain = new plainKafkajs.Kafka({
     brokers,
     clientId: 'bench-kafkajs-plain',

@@ -8,9 +8,9 @@
  *   npx tsx bench/micro/kafka-protocol.ts [records per round, default 300000]
  */
 import { createRequire } from 'node:module';
-import { crc32c } from '../../src/kafka/crc32c';
-import { decodeFetchResponse } from '../../src/kafka/fetch-response';
-import { encodeProduceRequest, type ProduceRequestArgs } from '../../src/kafka/produce-request';
+import { crc32c } from '../../src/kafka/kafkajs-fork/crc32c';
+import { decodeFetchResponse } from '../../src/kafka/kafkajs-fork/fetch-response';
+import { encodeProduceRequest, type ProduceRequestArgs } from '../../src/kafka/kafkajs-fork/produce-request';
 
 const requireKafkajs = createRequire(__filename);
 /* eslint-disable @typescript-eslint/no-explicit-any -- kafkajs's internals are untyped */

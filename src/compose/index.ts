@@ -123,6 +123,7 @@ export async function startApp(options: AppOptions): Promise<App> {
       ssl: config.kafka.ssl,
       sasl: config.kafka.sasl,
       logger,
+      patches: 'hookline-process',
       outage: options.outage,
     });
     const connectedAdmin = kafka.admin();

@@ -95,6 +95,13 @@ export interface RetryOptions {
 export const isRetriableHooklineError = (err: unknown): boolean =>
   err instanceof HooklineError && err.retriable;
 
+/**
+ * The level a retried transient failure is logged at: its first occurrence is debug (a leader
+ * just elected, a coordinator still loading: a fresh start meets them, and the first retry passes);
+ * from the second failure in a row on, warn.
+ */
+export const retriedFailureLevel = (failures: number): 'debug' | 'warn' => (failures <= 1 ? 'debug' : 'warn');
+
 /** Runs `fn` until it settles with anything but a retriable failure, waiting longer each time. */
 export async function retryTransient<T>(fn: () => Promise<T>, options: RetryOptions): Promise<T> {
   const isRetriable = options.isRetriable ?? isRetriableHooklineError;
@@ -111,7 +118,7 @@ export async function retryTransient<T>(fn: () => Promise<T>, options: RetryOpti
       )
         throw err;
       const delayMs = backoffDelayMs(attempt + 1, options.backoff);
-      options.logger.warn(
+      options.logger[retriedFailureLevel(attempt)](
         { ...options.context, attempt, delayMs, reason: errorMessage(err) },
         'transient failure; retrying',
       );

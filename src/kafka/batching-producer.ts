@@ -1,16 +1,11 @@
 import type { Producer, TopicMessages } from 'kafkajs';
 import { systemClock, type Clock } from '../core/clock';
-import { KafkaUnavailableError, RecordTooLargeError, errorMessage } from '../core/errors';
+import { KafkaUnavailableError, errorMessage } from '../core/errors';
 import type { Logger } from '../observability/logger';
+import { DEFAULT_MAX_RECORD_BYTES, recordBytes, tooLarge, type OutgoingMessage } from './record-size';
 
-export interface OutgoingMessage {
-  topic: string;
-  key: string | null;
-  value: Buffer | null;
-  headers?: Record<string, string>;
-  /** Written to this partition; default: by key (murmur2, as the Java client). */
-  partition?: number;
-}
+/** What `send` takes (its home: record-size.ts). */
+export type { OutgoingMessage } from './record-size';
 
 export interface BatchingProducerOptions {
   /** An idempotent kafkajs producer (acks=all); connected by the caller. */
@@ -46,32 +41,6 @@ export interface BatchingProducerOptions {
 
 /** Kafka's default batch.size. */
 export const DEFAULT_LINGER_BYTES = 16 * 1024;
-/** Kafka's default `message.max.bytes` (1 MiB + 12), less a record batch's 61-byte header. */
-export const DEFAULT_MAX_RECORD_BYTES = 1_048_588 - 61;
-/** A record's framing at most: length, attributes, timestamp and offset deltas, key and value lengths, header count (varints). */
-const RECORD_FRAMING_BYTES = 5 + 1 + 10 + 5 + 5 + 5 + 5;
-/** A header's framing at most: its key's and its value's length (varints). */
-const HEADER_FRAMING_BYTES = 5 + 5;
-
-/**
- * The bytes a message takes in a record batch, at most: its key (UTF-8), value, header keys and
- * values, and their framing. A request's size is the sum of its messages', so a request capped in
- * these bytes stays under the broker's limit whatever the keys, headers and record count.
- */
-export function recordBytes(m: OutgoingMessage): number {
-  let bytes = RECORD_FRAMING_BYTES + (m.value?.length ?? 0);
-  if (m.key !== null) bytes += Buffer.byteLength(m.key, 'utf8');
-  const { headers } = m;
-  if (headers !== undefined) {
-    for (const name in headers) {
-      const value = headers[name];
-      bytes += HEADER_FRAMING_BYTES + Buffer.byteLength(name, 'utf8');
-      if (value !== undefined && value !== null) bytes += Buffer.byteLength(value, 'utf8');
-    }
-  }
-  return bytes;
-}
-
 interface Pending {
   messages: OutgoingMessage[];
   bytes: number;
@@ -276,12 +245,6 @@ export class BatchingProducer {
 /** A kafkajs error that says retrying the same request cannot succeed (e.g. MESSAGE_TOO_LARGE). */
 function isRefusal(err: unknown): boolean {
   return typeof err === 'object' && err !== null && (err as { retriable?: unknown }).retriable === false;
-}
-
-function tooLarge(m: OutgoingMessage, size: number, maxRecordBytes: number): RecordTooLargeError {
-  return new RecordTooLargeError(
-    `a record of ${size} bytes for ${m.topic} (key ${JSON.stringify(m.key)}) exceeds the ${maxRecordBytes}-byte limit; not sent`,
-  );
 }
 
 /**

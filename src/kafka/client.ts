@@ -12,14 +12,12 @@ import { retryTransient, unlessStopped } from '../core/backoff';
 import type { Logger } from '../observability/logger';
 import type { BrokerOutageWatch } from './outage';
 import { hooklinePartitioner } from './partitioner';
-import { fixRequestQueueTimer } from './request-queue-timer';
-import { fixRunnerStop } from './runner-stop';
-import { useFastFetchDecoding } from './fetch-decoding';
-import { useFastProduceEncoding } from './produce-encoding';
-import { groupMessagesPreload } from './kafkajs-preload';
-import { kafkajsLogLevel, retriableProtocolMessages } from './log-levels';
-
-let toldTooLate = false;
+import {
+  applyKafkajsFixes,
+  kafkajsLogLevel,
+  retriableProtocolMessages,
+  routineProtocolMessages,
+} from './kafkajs-fork';
 
 export interface KafkaClientOptions {
   brokers: string[];
@@ -27,29 +25,21 @@ export interface KafkaClientOptions {
   ssl?: boolean;
   sasl?: Config['kafka']['sasl'];
   logger: Logger;
-  /** Told every kafkajs log message, to notice brokers going away (start-up uses it, see outage.ts). */
+  /**
+   * 'hookline-process': a Hookline process, which applies the fork of kafkajs (kafkajs-fork/) and
+   * fails here, with a KafkajsPatchError, when a patch does not apply. 'none': the producer library,
+   * inside someone else's application, whose kafkajs it leaves exactly as it is.
+   */
+  patches: 'hookline-process' | 'none';
+  /** Told every kafkajs log line, to notice brokers going away (start-up uses it, see outage.ts). */
   outage?: Pick<BrokerOutageWatch, 'observe'>;
 }
 
-let retriableMessages: ReadonlySet<string> | undefined;
+let protocolMessages: { retriable: ReadonlySet<string>; routine: ReadonlySet<string> } | undefined;
 
 /**
- * Hookline's changes to kafkajs 2.2.4, process-wide (on the kafkajs module this process loads): no
- * busy timer on every connection (request-queue-timer.ts), Produce requests encoded in one pass
- * (produce-encoding.ts), Fetch responses decoded in one pass (fetch-decoding.ts), a consumer stopped
- * while it joins its group does not stay in it (runner-stop.ts). Idempotent;
- * `createKafka` applies them. One more is made before kafkajs loads, by importing it through
- * src/kafka/kafkajs.ts: messages grouped by partition in linear time (group-messages.ts).
- */
-export function applyKafkajsFixes(): void {
-  fixRequestQueueTimer();
-  useFastProduceEncoding();
-  useFastFetchDecoding();
-  fixRunnerStop();
-}
-
-/**
- * A kafkajs client whose logs go through pino (as `component: kafkajs`), with `applyKafkajsFixes`.
+ * A kafkajs client whose logs go through pino (as `component: kafkajs`); with `patches:
+ * 'hookline-process'`, on kafkajs with Hookline's fork applied (applyKafkajsFixes).
  * One per process (compose.ts), with one member of each consumer group: kafkajs keeps a group's
  * committed offsets in the client, shared by its consumers, and a member whose new assignment
  * lacks a topic deletes that topic's there under another member of the client still reading it
@@ -57,18 +47,12 @@ export function applyKafkajsFixes(): void {
  * need a client each, as processes have.
  */
 export function createKafka(options: KafkaClientOptions): Kafka {
-  applyKafkajsFixes();
+  if (options.patches === 'hookline-process') applyKafkajsFixes();
   const log = options.logger.child({ component: 'kafkajs' });
-  // Debug: in an application that uses the producer library and loaded kafkajs itself first,
-  // this is expected and nothing to act on; Hookline's own processes are kept right by a lint rule
-  // and a unit test.
-  if (groupMessagesPreload === 'too late' && !toldTooLate) {
-    toldTooLate = true;
-    log.debug(
-      'kafkajs was loaded before src/kafka/kafkajs.ts: its quadratic groupMessagesPerPartition stays (same results, more CPU)',
-    );
-  }
-  const retriable = (retriableMessages ??= retriableProtocolMessages());
+  const { retriable, routine } = (protocolMessages ??= {
+    retriable: retriableProtocolMessages(),
+    routine: routineProtocolMessages(),
+  });
   return new Kafka({
     clientId: options.clientId,
     brokers: options.brokers,
@@ -77,11 +61,11 @@ export function createKafka(options: KafkaClientOptions): Kafka {
     logLevel: logLevel.WARN,
     logCreator:
       () =>
-      ({ level, log: entry }: LogEntry) => {
+      ({ namespace, level, log: entry }: LogEntry) => {
         const { message, ...rest } = entry;
-        options.outage?.observe(message);
-        // kafkajs logs every failed response at error level, also those it retries: those warn.
-        log[kafkajsLogLevel(level, entry, retriable)]({ namespace: rest.logger, ...rest }, message);
+        options.outage?.observe({ namespace, level, message });
+        // kafkajs logs every failed response at error level, also those it retries (see log-levels.ts).
+        log[kafkajsLogLevel(level, entry, retriable, routine)]({ namespace, ...rest }, message);
       },
     // Waits between kafkajs's tries grow to 1 s at most (its default: 30 s). A consumer that gave
     // up while the broker was away restarts after its last wait: 15–25 s after the broker was back
@@ -96,9 +80,9 @@ export function createKafka(options: KafkaClientOptions): Kafka {
  * retries), acks=all on each send, the murmur2 partitioner (the Java client's, so keys land
  * on the same partitions whatever client wrote them), and unlimited retries as idempotence
  * requires; callers bound their own wait (HOOKLINE_KAFKA_ACK_TIMEOUT). Tries are at most 1 s
- * apart: a send begun during a broker outage lands within about a second of its return (with 5 s,
- * a worker's hand-offs landed up to 8 s after it, and the work they finish was committed only
- * then: the chaos run's workers killed meanwhile had it all delivered again).
+ * apart: a send begun during a broker outage lands within about a second of its return; with
+ * longer waits, a worker's hand-offs land seconds after it, the work they finish is committed only
+ * then, and a worker killed meanwhile has it all delivered again.
  */
 export function producerSettings(): ProducerConfig {
   return {

@@ -89,3 +89,16 @@ export function commitPointOf(
   }
   return offset === undefined ? undefined : { offset, holes: holes.slice(0, holesBefore) };
 }
+
+/** What to commit for one partition: the offset and its metadata (the holes). */
+export interface PartitionCommit {
+  offset: number;
+  metadata: string | null;
+}
+
+/** A commit, or a commit point, as the text that tells whether it was already committed. */
+export function commitKey(commit: PartitionCommit | CommitPoint | undefined): string | undefined {
+  if (!commit) return undefined;
+  const metadata = 'holes' in commit ? encodeHoles(commit) : commit.metadata;
+  return `${commit.offset}:${metadata ?? ''}`;
+}

@@ -1,4 +1,8 @@
-import type { Admin, Kafka, KafkaMessage } from 'kafkajs';
+import type { Admin, ConsumerConfig, Kafka, KafkaMessage } from 'kafkajs';
+import { PartitionAssigners } from './kafkajs';
+import { stoppableRetry } from './crash-restart';
+import { groupTimings } from './group-timings';
+import { stickyAssigner } from './sticky-assigner';
 import type { Registry } from 'prom-client';
 import type { Clock } from '../core/clock';
 import type { Logger } from '../observability/logger';
@@ -115,4 +119,34 @@ export function fetchSizes(partitionBytes: number | undefined): {
 } {
   if (partitionBytes === undefined) return {};
   return { maxBytesPerPartition: partitionBytes, maxBytes: partitionBytes * FETCH_PARTITIONS_PER_REQUEST };
+}
+
+/** What the kafkajs consumer's settings ask of the ConcurrentConsumer that owns it. */
+export interface ConsumerHooks {
+  /** This member's partitions, busiest first (the sticky assigner keeps those). */
+  busiestFirst: () => readonly { topic: string; partition: number }[];
+  /** Partitions given up whose work is still being committed (`<topic>:<partition>`). */
+  retiringKeys: () => readonly string[];
+  stopping: () => boolean;
+}
+
+/** The settings of a ConcurrentConsumer's kafkajs consumer. */
+export function kafkajsConsumerConfig(
+  options: ConcurrentConsumerOptions,
+  hooks: ConsumerHooks,
+): ConsumerConfig {
+  return {
+    groupId: options.groupId,
+    ...groupTimings(options.sessionTimeoutMs ?? 30_000),
+    maxWaitTimeInMs: options.maxWaitTimeInMs ?? 100,
+    ...fetchSizes(options.fetchPartitionBytes),
+    allowAutoTopicCreation: false,
+    // Sticky: a rebalance moves only the partitions that must move (round robin: a group of older members).
+    partitionAssigners: [
+      stickyAssigner(hooks.busiestFirst, hooks.retiringKeys),
+      PartitionAssigners.roundRobin,
+    ],
+    // Once stopping, no restart after a crash (kafkajs's would be a member holding partitions idle).
+    retry: stoppableRetry(hooks.stopping),
+  };
 }

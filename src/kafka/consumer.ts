@@ -1,22 +1,23 @@
-import { PartitionAssigners } from './kafkajs';
 import type { Admin, Consumer, EachBatchPayload } from 'kafkajs';
 import { systemClock, type Clock } from '../core/clock';
 import { sleep } from '../core/backoff';
 import { errorMessage } from '../core/errors';
-import { FailureStreak } from '../core/failure-streak';
 import { startLagMonitor } from './lag';
-import { takeOverPoint } from './committed';
 import { PartitionOffsets } from './offset-tracker';
-import { HANDOVER_GRACE_MS, PartitionTrackers, partitionOf, takeOverTracker } from './handover';
-import { Committer } from './committer';
-import { restartAfterCrashes, stoppableRetry, type CrashRestart } from './crash-restart';
-import { groupTimings } from './group-timings';
+import { HANDOVER_GRACE_MS, PartitionTrackers, partitionOf } from './handover';
+import { resumeFromTracker, takeOverPartition } from './takeover';
+import { CommitLoop, Committer } from './committer';
+import { restartAfterCrashes, type CrashRestart } from './crash-restart';
 import { handleMessage } from './handle-message';
 import { GroupView } from './group-view';
+import { DuePauses } from './due-pauses';
 import { InFlight } from './in-flight';
 import { KeyChains } from './key-chains';
-import { stickyAssigner } from './sticky-assigner';
-import { fetchSizes, type ConcurrentConsumerOptions, type ConsumedMessage } from './consumer-options';
+import {
+  kafkajsConsumerConfig,
+  type ConcurrentConsumerOptions,
+  type ConsumedMessage,
+} from './consumer-options';
 
 export type {
   ConcurrentConsumerOptions,
@@ -24,9 +25,6 @@ export type {
   HoldBack,
   MessageHandler,
 } from './consumer-options';
-
-/** While commits keep failing, one warning per this long (each tells how many failed). */
-const COMMIT_WARNING_EVERY_MS = 10_000;
 
 /**
  * A consumer that works on many messages at once (no head-of-line blocking: a slow message does
@@ -39,16 +37,12 @@ const COMMIT_WARNING_EVERY_MS = 10_000;
 export class ConcurrentConsumer {
   private readonly consumer: Consumer;
   private readonly partitions: PartitionTrackers;
-  private readonly committer: Committer;
+  private readonly commits: CommitLoop;
   private readonly inFlight: InFlight;
   private commitTimer: NodeJS.Timeout | undefined;
-  private promptCommit: NodeJS.Timeout | undefined;
-  private committing: Promise<void> = Promise.resolve();
   private stopping = false;
-  private readonly resumeTimers = new Set<NodeJS.Timeout>();
+  private readonly duePauses: DuePauses;
   private readonly crashRestart: CrashRestart;
-  /** Failed commits: told once, then every COMMIT_WARNING_EVERY_MS while they go on failing. */
-  private readonly commitFailures = new FailureStreak(COMMIT_WARNING_EVERY_MS);
   /** Per partition and key, messages one after another (keyOrdered). */
   private readonly keyChains = new KeyChains();
   private readonly clock: Clock;
@@ -65,27 +59,26 @@ export class ConcurrentConsumer {
   private readonly group: GroupView;
 
   constructor(private readonly options: ConcurrentConsumerOptions) {
-    this.consumer = options.kafka.consumer({
-      groupId: options.groupId,
-      ...groupTimings(options.sessionTimeoutMs ?? 30_000),
-      maxWaitTimeInMs: options.maxWaitTimeInMs ?? 100,
-      ...fetchSizes(options.fetchPartitionBytes),
-      allowAutoTopicCreation: false,
-      // Sticky: a rebalance moves only the partitions that must move (round robin: a group of older members).
-      partitionAssigners: [
-        stickyAssigner(
-          () => this.partitions.busiestFirst(this.assigned),
-          () => this.partitions.retiringKeys(),
-        ),
-        PartitionAssigners.roundRobin,
-      ],
-      // Once stopping, no restart after a crash (kafkajs's would be a member holding partitions idle).
-      retry: stoppableRetry(() => this.stopping),
-    });
+    this.consumer = options.kafka.consumer(
+      kafkajsConsumerConfig(options, {
+        busiestFirst: () => this.partitions.busiestFirst(this.assigned),
+        retiringKeys: () => this.partitions.retiringKeys(),
+        stopping: () => this.stopping,
+      }),
+    );
     this.clock = options.clock ?? systemClock;
+    this.duePauses = new DuePauses(this.clock, () => this.stopping);
     this.inFlight = new InFlight(options.maxInFlight);
     this.partitions = new PartitionTrackers(options.handoverGraceMs ?? HANDOVER_GRACE_MS);
-    this.committer = new Committer(this.consumer);
+    this.commits = new CommitLoop({
+      committer: new Committer(this.consumer),
+      partitions: this.partitions,
+      clock: this.clock,
+      logger: options.logger,
+      groupId: options.groupId,
+      commitDelayMs: options.commitDelayMs,
+      stopping: () => this.stopping,
+    });
     this.admin = options.admin ?? options.kafka.admin();
     this.group = new GroupView(this.admin, options.groupId);
     this.consumer.on(this.consumer.events.REBALANCING, () => void this.commit()); // before it moves
@@ -196,7 +189,7 @@ export class ConcurrentConsumer {
       const dueAtMs = this.options.notBefore?.(message);
       if (dueAtMs !== undefined && dueAtMs > this.clock.now()) {
         // Not due: leave this offset unresolved (kafkajs fetches from it again after resume).
-        this.pauseUntil(dueAtMs, pause);
+        this.duePauses.pauseUntil(dueAtMs, pause);
         return;
       }
       while (this.full()) {
@@ -213,7 +206,7 @@ export class ConcurrentConsumer {
       const { topic, partition } = batch;
       if (this.options.keyOrdered && message.key)
         this.keyChains.run(`${key}:${message.key.toString('latin1')}`, (nextMayStart) =>
-          // One literal, not a spread plus a property: V8 adds those slowly (~1 µs), per message.
+          // One literal, not a spread plus a property: V8 adds those slowly, and this is per message.
           this.run({ topic, partition, message, held, nextMayStart }, tracker, offset),
         );
       else void this.run({ topic, partition, message, held }, tracker, offset);
@@ -221,55 +214,26 @@ export class ConcurrentConsumer {
     await heartbeat();
   }
 
-  /**
-   * A partition new to this member: its tracker starts from the committed offset (once the old
-   * owner released it, or after the handover grace) and the holes it lists, which are handled
-   * again (a seek back to the lowest); every other message below the committed offset is done.
-   * Tried until it works while the partition is ours.
-   */
+  /** A partition new to this member, taken over (takeover.ts), then fetched from its tracker. */
   private async takeOver(key: string): Promise<void> {
     const join = this.joins;
-    const { topic, partition } = partitionOf(key);
-    const { groupId, doneBefore, fromBeginning = true, logger } = this.options;
-    // Only a consumer that looks up and starts an uncommitted partition at its start has a use for it.
-    const fromLogStart = doneBefore !== undefined && fromBeginning;
-    const tracker = await takeOverTracker({
-      read: () => takeOverPoint(this.admin, groupId, topic, partition, fromLogStart),
+    const tracker = await takeOverPartition({
+      ...partitionOf(key),
+      consumer: this.options,
+      admin: this.admin,
+      group: this.group,
+      memberId: this.memberId,
       stillOurs: () => !this.stopping && this.joins === join && !this.partitions.has(key),
-      orphaned: () => this.group.orphaned(this.memberId, topic, partition),
       graceMs: this.partitions.graceMs,
       clock: this.clock,
-      logger,
-      topic,
-      partition,
-      doneBefore,
     });
     if (!tracker) return;
     this.partitions.set(key, tracker); // adopts this process's earlier tracker of it, if any
     this.resume(key, tracker);
   }
 
-  /**
-   * Fetches the partition from where its tracker goes on (PartitionOffsets.resumeAt). A seek kafkajs
-   * refuses (its consumer down after a crash) is left to the next join's takeover.
-   */
   private resume(key: string, tracker: PartitionOffsets): void {
-    const offset = tracker.resumeAt();
-    if (offset === undefined) return;
-    try {
-      this.consumer.seek({ ...partitionOf(key), offset: String(offset) });
-    } catch (err) {
-      this.options.logger.warn({ key, err: errorMessage(err) }, 'cannot seek: the consumer is down');
-    }
-  }
-
-  private pauseUntil(dueAtMs: number, pause: () => () => void): void {
-    const resume = pause();
-    const timer = setTimeout(() => {
-      this.resumeTimers.delete(timer);
-      if (!this.stopping) resume();
-    }, dueAtMs - this.clock.now());
-    this.resumeTimers.add(timer);
+    resumeFromTracker(this.consumer, key, tracker, this.options.logger);
   }
 
   private full(): boolean {
@@ -286,46 +250,12 @@ export class ConcurrentConsumer {
   }
 
   private commitSoon(): void {
-    if (this.promptCommit || this.stopping) return;
-    this.promptCommit = setTimeout(() => {
-      this.promptCommit = undefined;
-      void this.commit();
-    }, this.options.commitDelayMs ?? 50);
+    this.commits.soon();
   }
 
-  /**
-   * Commits every partition's completed prefix, and releases the partitions given up once their
-   * work is done (handover.ts). Serialised: one commit request at a time.
-   */
+  /** Commits every partition's completed prefix (CommitLoop.commit). */
   commit(): Promise<void> {
-    this.committing = this.committing.then(async () => {
-      const commits = this.partitions.commits(this.clock.now());
-      if (commits.length === 0) return;
-      try {
-        if (await this.committer.commit(commits)) {
-          this.partitions.committed(commits);
-          const streak = this.commitFailures.succeeded();
-          if (streak !== undefined)
-            this.options.logger.info(
-              { groupId: this.options.groupId, failedCommits: streak },
-              'offset commits accepted again',
-            );
-          for (const c of commits)
-            if (c.release)
-              this.options.logger.debug({ key: c.key, offset: c.commit.offset }, 'partition released');
-        } else this.commitSoon(); // kafkajs was not running yet (a join at its start): again shortly
-      } catch (err) {
-        // A rebalance in progress, typically, or Kafka away; the next commit carries the same
-        // offsets. Retried every commit interval: the first failure is told, then one line a while.
-        const failedCommits = this.commitFailures.failed(this.clock.now());
-        if (failedCommits !== undefined)
-          this.options.logger.warn(
-            { err: errorMessage(err), groupId: this.options.groupId, failedCommits },
-            'offset commit failed',
-          );
-      }
-    });
-    return this.committing;
+    return this.commits.commit();
   }
 
   /** Stops fetching, lets in-flight messages finish (up to drainTimeoutMs), commits, leaves the group. */
@@ -334,8 +264,7 @@ export class ConcurrentConsumer {
     this.stopping = true;
     this.inFlight.wakeAll();
     this.crashRestart.cancel();
-    for (const timer of this.resumeTimers) clearTimeout(timer);
-    this.resumeTimers.clear();
+    this.duePauses.cancelAll();
     try {
       this.consumer.pause(this.options.topics.map((topic) => ({ topic })));
     } catch (err) {
@@ -349,7 +278,7 @@ export class ConcurrentConsumer {
     }
     await this.inFlight.drained(this.options.drainTimeoutMs ?? 15_000);
     clearInterval(this.commitTimer);
-    clearTimeout(this.promptCommit);
+    this.commits.cancelSoon();
     this.lagMonitor?.stop();
     this.partitions.retireAll(this.clock.now()); // released where nothing is left in flight
     await this.commit();

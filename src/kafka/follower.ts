@@ -72,8 +72,8 @@ export interface Follower {
 /**
  * How long the broker holds a follower's fetch when there is nothing new (kafkajs
  * `maxWaitTimeInMs`). A record written meanwhile answers it at once. It also bounds how long
- * `stop()` waits for the fetch in flight: 500 ms (Kafka's own default) made an idle process ~10%
- * cheaper but its stop 1–1.3 s slower, five followers stopping one after another.
+ * `stop()` waits for the fetch in flight: Kafka's own default (500 ms) makes an idle process a
+ * little cheaper but every stop slower, five followers stopping one after another.
  */
 export const FETCH_WAIT_MS = 100;
 

@@ -27,9 +27,8 @@ export function partitionOrphaned(
  * same outage and not be back yet, so "no member says it holds the partition" does not mean its
  * owner is gone. The takeover then waits the handover grace, time for that owner to rejoin, say
  * what it is still finishing and release it, or at least for the attempt records of its last
- * deliveries to land. Seen in a chaos run: the first process back after a broker restart took over
- * at once the partition of another, alive but 1.1 s slower to rejoin, and delivered its last 50
- * events again.
+ * deliveries to land. Otherwise the first process back after a broker restart takes over at once
+ * the partitions of another, alive but slower to rejoin, and delivers its last events again.
  */
 export class GroupView {
   private described: Promise<GroupDescription | undefined> | undefined;

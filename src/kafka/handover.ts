@@ -1,4 +1,4 @@
-import { backoffDelayMs, sleep as defaultSleep } from '../core/backoff';
+import { backoffDelayMs, retriedFailureLevel, sleep as defaultSleep } from '../core/backoff';
 import type { Clock } from '../core/clock';
 import { errorMessage } from '../core/errors';
 import type { Logger } from '../observability/logger';
@@ -56,7 +56,10 @@ export async function awaitRelease(options: ReleaseWait): Promise<CommittedPoint
       point = await options.read();
     } catch (err) {
       failures++;
-      options.logger.warn({ ...options.context, err: errorMessage(err) }, 'cannot read the committed offset');
+      options.logger[retriedFailureLevel(failures)](
+        { ...options.context, err: errorMessage(err) },
+        'cannot read the committed offset',
+      );
       await sleep(backoffDelayMs(failures));
       continue;
     }

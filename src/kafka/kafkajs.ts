@@ -1,13 +1,7 @@
 /**
  * kafkajs, as Hookline's modules import it: its values come from here, never from 'kafkajs'
- * itself (types may; a lint rule says so), so that what must be in place before kafkajs loads is
- * (group-messages.ts), and its table of compression codecs holds Snappy, LZ4 and ZSTD
- * (compression.ts). The preload is this module's first import.
+ * itself (types may; a lint rule says so), so that one module stands between Hookline and its
+ * Kafka client (docs/adr/0001-kafka-client.md). Importing it changes nothing in kafkajs: Hookline's
+ * own processes apply the fork (kafkajs-fork/) when they create a client, the producer library never.
  */
-import './kafkajs-preload';
-import { CompressionCodecs } from 'kafkajs';
-import { registerCompressionCodecs } from './compression';
-
-registerCompressionCodecs(CompressionCodecs);
-
 export * from 'kafkajs';

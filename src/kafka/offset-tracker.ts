@@ -1,10 +1,14 @@
 import {
+  commitKey,
   commitPointOf,
   encodeHoles,
   MAX_METADATA_CHARS,
   RELEASED_METADATA,
   type CommitPoint,
+  type PartitionCommit,
 } from './commit-holes';
+
+export type { PartitionCommit } from './commit-holes';
 
 interface Entry {
   offset: number;
@@ -21,12 +25,6 @@ interface Entry {
 export const MAX_DONE_SPAN = 100_000;
 /** A gap up to this wide is looked up offset by offset; a wider one by a pass over the window. */
 const PASS_SCAN_OFFSETS = 64;
-
-/** What to commit for one partition: the offset and its metadata (the holes, see commit-holes.ts). */
-export interface PartitionCommit {
-  offset: number;
-  metadata: string | null;
-}
 
 /**
  * Commits for out-of-order work. Offsets of one partition are tracked in the order they were
@@ -294,24 +292,4 @@ export class PartitionOffsets {
     if (!entry.done) this.open++;
     if (!entry.started) this.unstarted++;
   }
-}
-
-function commitKey(commit: PartitionCommit | CommitPoint | undefined): string | undefined {
-  if (!commit) return undefined;
-  const metadata = 'holes' in commit ? encodeHoles(commit) : commit.metadata;
-  return `${commit.offset}:${metadata ?? ''}`;
-}
-
-/** What to commit now, of trackers keyed `<topic>:<partition>`. */
-export function pendingCommits(
-  partitions: ReadonlyMap<string, PartitionOffsets>,
-): { topic: string; partition: number; commit: PartitionCommit }[] {
-  const commits: { topic: string; partition: number; commit: PartitionCommit }[] = [];
-  for (const [key, tracker] of partitions) {
-    const commit = tracker.pendingCommit();
-    if (commit === undefined) continue;
-    const i = key.lastIndexOf(':');
-    commits.push({ topic: key.slice(0, i), partition: Number(key.slice(i + 1)), commit });
-  }
-  return commits;
 }

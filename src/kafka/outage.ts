@@ -6,15 +6,11 @@ import {
 } from './kafkajs';
 import { systemClock, type Clock } from '../core/clock';
 import { HooklineError } from '../core/errors';
+import { brokerGoneLog, type KafkajsLogLine } from './kafkajs-fork/broker-gone';
 
 /**
- * What kafkajs logs when a broker goes away under it: a socket error, a connection that timed out or
- * was closed. Bad credentials, unknown topics or refused authorisations read differently.
- */
-const BROKER_GONE = /Connection error|Connection timeout|Closed connection|Connection closed by the server/;
-
-/**
- * Remembers when this process last saw a broker go away (fed kafkajs's log messages, see client.ts).
+ * Remembers when this process last saw a broker go away (fed kafkajs's log lines, see client.ts and
+ * kafkajs-fork/broker-gone.ts).
  * Start-up uses it to tell a failure caused by a broker outage, whatever error kafkajs surfaced for it
  * (seen: a TypeError reading the metadata it could not fetch), from one that will not pass.
  */
@@ -23,9 +19,9 @@ export class BrokerOutageWatch {
 
   constructor(private readonly clock: Clock = systemClock) {}
 
-  /** A kafkajs log message. */
-  observe(message: string): void {
-    if (BROKER_GONE.test(message)) this.lastSeenMs = this.clock.now();
+  /** A kafkajs log line. */
+  observe(line: KafkajsLogLine): void {
+    if (brokerGoneLog(line)) this.lastSeenMs = this.clock.now();
   }
 
   /** True when a broker was seen going away at or after `sinceMs`. */

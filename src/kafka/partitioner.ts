@@ -9,7 +9,7 @@ const scratch = Buffer.allocUnsafe(SCRATCH_BYTES);
 /**
  * Kafka's murmur2 (the Java client's `Utils.murmur2`, as kafkajs's default partitioner computes it)
  * in 32-bit arithmetic: the same value as kafkajs's, which multiplies 64-bit `Long` objects (about
- * ten allocations per four key bytes, 3% of the end-to-end profile). The low 32 bits of products
+ * ten allocations per four key bytes; the cost: docs/adr/0001-kafka-client.md). The low 32 bits of products
  * and xors depend only on the operands' low 32 bits, which `Math.imul` computes.
  */
 export function murmur2(data: Uint8Array, length = data.length): number {

@@ -4,6 +4,8 @@
  * SIGINT/SIGTERM. `npm start` runs this same code through tools/devstack/start.ts, which first
  * finds or starts a local Kafka and schema registry.
  */
+// First: what must be in place before kafkajs loads (src/kafka/kafkajs-fork/README.md).
+import '../kafka/kafkajs-fork/preload';
 import { randomBytes } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { forkChildren } from './primary';

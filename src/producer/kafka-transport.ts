@@ -34,7 +34,8 @@ export async function connectKafkaTransport(
   const lifecycle = new Lifecycle(logger);
   try {
     const { brokers, clientId, ssl, sasl } = connection;
-    const kafka = createKafka({ brokers, clientId, ssl, sasl, logger });
+    // Plain kafkajs: the library runs inside someone else's application and changes nothing in its kafkajs.
+    const kafka = createKafka({ brokers, clientId, ssl, sasl, logger, patches: 'none' });
     const admin = kafka.admin();
     await admin.connect();
     lifecycle.onStop('kafka-admin', () => admin.disconnect());

@@ -1,6 +1,7 @@
 import { producerSettings } from '../../src/kafka/client';
 import { ConcurrentConsumer } from '../../src/kafka/consumer';
 import { CompressionTypes } from '../../src/kafka/kafkajs';
+import { applyKafkajsFixes } from '../../src/kafka/kafkajs-fork';
 import { createMetricsRegistry } from '../../src/observability/metrics';
 import { silentLogger } from '../../src/observability/logger';
 import { uniquePrefix } from '../support/app';
@@ -15,6 +16,8 @@ import { eventually } from '../support/eventually';
  */
 describe('compressed batches', () => {
   const { kafka, admin, consumers } = consumerSuite('compression-test');
+  // The codecs are part of the fork a Hookline process applies (createKafka does): plain kafkajs has none.
+  beforeAll(() => void applyKafkajsFixes());
 
   async function readAll(topic: string, values: string[]): Promise<string[]> {
     const seen: string[] = [];

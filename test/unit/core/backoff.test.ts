@@ -1,4 +1,10 @@
-import { backoffDelayMs, retryTransient, sleep, unlessStopped } from '../../../src/core/backoff';
+import {
+  backoffDelayMs,
+  retriedFailureLevel,
+  retryTransient,
+  sleep,
+  unlessStopped,
+} from '../../../src/core/backoff';
 import { KafkaUnavailableError, StoppedError, UndecodableRecordError } from '../../../src/core/errors';
 import { silentLogger } from '../../../src/observability/logger';
 
@@ -32,6 +38,24 @@ describe('retryTransient', () => {
       return 'ok';
     }, base);
     expect({ value, calls }).toEqual({ value: 'ok', calls: 3 });
+  });
+
+  it('logs the first failure of a run at debug, the ones after it at warn', async () => {
+    const levels: string[] = [];
+    const logger = {
+      ...silentLogger(),
+      debug: () => void levels.push('debug'),
+      warn: () => void levels.push('warn'),
+    };
+    let calls = 0;
+    await retryTransient(
+      async () => {
+        if (++calls < 4) throw new KafkaUnavailableError('down');
+      },
+      { ...base, logger: logger as unknown as typeof base.logger },
+    );
+    expect(levels).toEqual(['debug', 'warn', 'warn']);
+    expect([1, 2, 10].map(retriedFailureLevel)).toEqual(['debug', 'warn', 'warn']);
   });
 
   it('gives up at once on a failure that is not retriable', async () => {

@@ -1,14 +1,9 @@
 import type { Producer, ProducerBatch } from 'kafkajs';
 import { KafkaUnavailableError, RecordTooLargeError } from '../../../src/core/errors';
-import {
-  BatchingProducer,
-  DEFAULT_MAX_RECORD_BYTES,
-  lingerLeftMs,
-  recordBytes,
-  type OutgoingMessage,
-} from '../../../src/kafka/batching-producer';
-import { crc32c } from '../../../src/kafka/crc32c';
-import { encodeProduceRequest } from '../../../src/kafka/produce-request';
+import { BatchingProducer, lingerLeftMs } from '../../../src/kafka/batching-producer';
+import { DEFAULT_MAX_RECORD_BYTES, recordBytes, type OutgoingMessage } from '../../../src/kafka/record-size';
+import { crc32c } from '../../../src/kafka/kafkajs-fork/crc32c';
+import { encodeProduceRequest } from '../../../src/kafka/kafkajs-fork/produce-request';
 import { silentLogger } from '../../../src/observability/logger';
 
 /** A stand-in for kafkajs's producer whose acknowledgements the test releases by hand. */

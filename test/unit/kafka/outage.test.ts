@@ -75,25 +75,39 @@ describe('start-up failures: a broker outage or not', () => {
   });
 });
 
+const ERROR = 1;
+const WARN = 2;
+
 describe('BrokerOutageWatch', () => {
   it('notes when kafkajs logged a broker going away, and nothing else', () => {
     let now = 1_000;
     const watch = new BrokerOutageWatch({ now: () => now });
     expect(watch.seenSince(0)).toBe(false);
-    watch.observe(
-      'Failed to connect to seed broker, trying another broker from the list: SASL PLAIN authentication failed',
-    );
-    watch.observe('The group is rebalancing, re-joining');
+    watch.observe({
+      namespace: 'BrokerPool',
+      level: ERROR,
+      message:
+        'Failed to connect to seed broker, trying another broker from the list: SASL PLAIN authentication failed',
+    });
+    watch.observe({ namespace: 'Runner', level: WARN, message: 'The group is rebalancing, re-joining' });
     expect(watch.seenSince(0)).toBe(false);
     now = 2_000;
-    watch.observe('Connection error: connect ECONNREFUSED 127.0.0.1:9092');
+    watch.observe({
+      namespace: 'Connection',
+      level: ERROR,
+      message: 'Connection error: connect ECONNREFUSED 127.0.0.1:9092',
+    });
     expect(watch.seenSince(2_000)).toBe(true);
     expect(watch.seenSince(2_001)).toBe(false);
     now = 3_000;
-    watch.observe('Crash: KafkaJSConnectionClosedError: Closed connection');
+    watch.observe({
+      namespace: 'Consumer',
+      level: ERROR,
+      message: 'Crash: KafkaJSConnectionClosedError: Closed connection',
+    });
     expect(watch.seenSince(2_500)).toBe(true);
     now = 4_000;
-    watch.observe('Connection timeout');
+    watch.observe({ namespace: 'Connection', level: ERROR, message: 'Connection timeout' });
     expect(watch.seenSince(3_500)).toBe(true);
   });
 });

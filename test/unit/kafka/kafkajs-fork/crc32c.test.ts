@@ -1,6 +1,11 @@
 import { createRequire } from 'node:module';
 import fc from 'fast-check';
-import { crc32c, crc32cImplementation, crc32cJs, nativeCrc32c } from '../../../src/kafka/crc32c';
+import {
+  crc32c,
+  crc32cImplementation,
+  crc32cJs,
+  nativeCrc32c,
+} from '../../../../src/kafka/kafkajs-fork/crc32c';
 
 const kafkajsCrc32c = createRequire(__filename)('kafkajs/src/protocol/recordBatch/crc32C') as (
   b: Buffer,

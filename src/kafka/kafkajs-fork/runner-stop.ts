@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module';
+import { applied, notApplied, shapeMismatch, versionMismatch, type PatchResult } from './patch';
 
 /**
  * kafkajs 2.2.4's consumer Runner ignores a stop that comes while it is joining the group.
@@ -100,24 +101,25 @@ function stopRunnerWith(originalStop: (this: RunnerState) => Promise<void>) {
   };
 }
 
-/** What the installed kafkajs's Runner.start looks like when it has the bug (2.2.4). */
-const BUGGY_SHAPE =
-  /await this\.consumerGroup\.joinAndSync\(\)[\s\S]*return this\.onCrash\(e\)[\s\S]*this\.running = true/;
-
-export type RunnerStopFix = 'applied' | 'already applied' | 'not needed';
-
 /**
- * Replaces kafkajs's Runner.start and Runner.stop, once per process. A kafkajs whose start does
- * not have the 2.2.4 shape is left alone ('not needed'). `requireFrom` is for tests.
+ * Replaces kafkajs's Runner.start and Runner.stop, once per module registry: only on kafkajs
+ * 2.2.4, whose Runner has the start this reproduces (connect, joinAndSync, then running).
+ * `requireFrom` is for tests.
  */
-export function fixRunnerStop(requireFrom: NodeRequire = createRequire(__filename)): RunnerStopFix {
+export function fixRunnerStop(requireFrom: NodeRequire = createRequire(__filename)): PatchResult {
+  const version = versionMismatch(requireFrom);
+  if (version) return notApplied('runner-stop', version);
   const Runner = requireFrom('kafkajs/src/consumer/runner') as {
     prototype: { start: (this: RunnerState) => Promise<unknown>; stop: (this: RunnerState) => Promise<void> };
   };
-  const current = Runner.prototype.start;
-  if (current === startRunner) return 'already applied';
-  if (!BUGGY_SHAPE.test(current.toString())) return 'not needed';
+  if (Runner.prototype.start === startRunner) return applied('runner-stop', true);
+  const shape = shapeMismatch('kafkajs Runner.prototype', Runner.prototype, {
+    start: 0,
+    stop: 0,
+    scheduleFetchManager: 0,
+  });
+  if (shape) return notApplied('runner-stop', shape);
   Runner.prototype.start = startRunner;
   Runner.prototype.stop = stopRunnerWith(Runner.prototype.stop);
-  return 'applied';
+  return applied('runner-stop');
 }

@@ -1,24 +1,28 @@
-import { logLevel } from '../../../src/kafka/kafkajs';
-import { kafkajsLogLevel, retriableProtocolMessages } from '../../../src/kafka/log-levels';
+import { logLevel } from '../../../../src/kafka/kafkajs';
+import {
+  kafkajsLogLevel,
+  retriableProtocolMessages,
+  routineProtocolMessages,
+} from '../../../../src/kafka/kafkajs-fork/log-levels';
 
 describe('kafkajsLogLevel', () => {
   const retriable = retriableProtocolMessages();
   const response = (error: string) => ({ message: 'Response GroupCoordinator(key: 10, version: 2)', error });
 
   it.each([
-    // What a broker answers in its routine, and kafkajs retries: warnings.
+    // What a broker answers in its routine, and kafkajs retries: debug (its caller logs what outlasts the retries).
     [
       'a group coordinator still loading (start-up)',
       logLevel.ERROR,
       response("The coordinator is loading and hence can't process requests for this group"),
-      'warn',
+      'debug',
     ],
-    ['no group coordinator yet', logLevel.ERROR, response('The group coordinator is not available'), 'warn'],
+    ['no group coordinator yet', logLevel.ERROR, response('The group coordinator is not available'), 'debug'],
     [
       'a leader moving',
       logLevel.ERROR,
       response('This server is not the leader for that topic-partition'),
-      'warn',
+      'debug',
     ],
     [
       'a transaction busy',
@@ -26,7 +30,13 @@ describe('kafkajsLogLevel', () => {
       response(
         'The producer attempted to update a transaction while another concurrent operation on the same transaction was ongoing',
       ),
-      'warn',
+      'debug',
+    ],
+    [
+      'topics another process created first (ensureTopics checks)',
+      logLevel.ERROR,
+      { message: 'Response CreateTopics(key: 19, version: 3)', error: 'Topic creation errors' },
+      'debug',
     ],
     // What no retry cures, or is not a broker's answer: kafkajs's level.
     [
@@ -69,5 +79,32 @@ describe('kafkajsLogLevel', () => {
     expect(kafkajsLogLevel(logLevel.ERROR, response('The group coordinator is not available'), none)).toBe(
       'error',
     );
+  });
+});
+
+describe('a group rebalancing is routine: debug', () => {
+  const retriable = retriableProtocolMessages();
+  const routine = routineProtocolMessages();
+  const rebalancing = 'The group is rebalancing, so a rejoin is needed';
+
+  it('reads the message of REBALANCE_IN_PROGRESS from kafkajs’s table', () => {
+    expect([...routine]).toEqual([rebalancing]);
+  });
+
+  it.each([
+    ['the failed heartbeat kafkajs logs at error', logLevel.ERROR, 'Response Heartbeat(key: 12, version: 3)'],
+    ['the rejoin kafkajs logs at warn', logLevel.WARN, 'The group is rebalancing, re-joining'],
+  ])('%s', (_, level, message) => {
+    expect(kafkajsLogLevel(level, { message, error: rebalancing }, retriable, routine)).toBe('debug');
+    // Without the table of routine errors, as before: a failed heartbeat stays an error.
+    expect(kafkajsLogLevel(level, { message, error: rebalancing }, retriable)).not.toBe('debug');
+  });
+
+  it('leaves other group errors at their level', () => {
+    const entry = {
+      message: 'Response Heartbeat(key: 12, version: 3)',
+      error: 'The coordinator is not aware of this member',
+    };
+    expect(kafkajsLogLevel(logLevel.ERROR, entry, retriable, routine)).toBe('error');
   });
 });

@@ -1,5 +1,15 @@
-import { CompressionCodecs, CompressionTypes } from '../../../src/kafka/kafkajs';
-import { lz4Codec, zstdCodec, type CompressionCodec } from '../../../src/kafka/compression';
+import { CompressionCodecs, CompressionTypes } from '../../../../src/kafka/kafkajs';
+import {
+  lz4Codec,
+  registerCompressionCodecs,
+  zstdCodec,
+  type CompressionCodec,
+} from '../../../../src/kafka/kafkajs-fork/compression';
+
+beforeAll(() => {
+  // What a Hookline process's kafkajs has (applyKafkajsFixes); plain kafkajs has none of them.
+  expect(registerCompressionCodecs().status).toMatch(/applied/);
+});
 
 const TEXT = 'Hookline reads compressed batches. '.repeat(20);
 

@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module';
+import { applied, notApplied, shapeMismatch, versionMismatch, type PatchResult } from './patch';
 
 /**
  * kafkajs 2.2.4 keeps a 1 ms timer running on every broker connection for as long as it is open
@@ -7,7 +8,8 @@ import { createRequire } from 'node:module';
  * which is negative when the broker is not throttling the client, and arms a timer with it even
  * when no request is waiting; the timer calls it again. Hookline holds a few dozen connections
  * (every consumer group, producer and admin has its own), so an idle process woke its event loop
- * about 1,700 times a second, and under load the timers ran between every piece of work.
+ * about once a millisecond per connection, and under load the timers ran between every piece of
+ * work (docs/adr/0001-kafka-client.md).
  *
  * The replacement arms the timer only when a request is waiting: for the end of the broker's
  * throttle, or 10 ms (kafkajs's own interval) when it waits for an in-flight slot. A waiting
@@ -45,24 +47,23 @@ function scheduleCheckPendingRequests(this: RequestQueueState): void {
   }, delayMs);
 }
 
-/** What the installed kafkajs's method looks like when it has the bug (2.2.4). */
-const BUGGY_SHAPE =
-  /let scheduleAt = this\.throttledUntil - Date\.now\(\)[\s\S]*if \(this\.pending\.length > 0\)/;
-
-export type RequestQueueFix = 'applied' | 'already applied' | 'not needed';
-
 /**
- * Replaces the method on kafkajs's RequestQueue, once per process. A kafkajs whose method does not
- * have the 2.2.4 shape is left alone ('not needed'): a release that fixed it, or changed it, keeps
- * its own. `requireFrom` is for tests.
+ * Replaces the method on kafkajs's RequestQueue, once per module registry: only on kafkajs 2.2.4,
+ * whose method has the bug. `requireFrom` is for tests.
  */
-export function fixRequestQueueTimer(requireFrom: NodeRequire = createRequire(__filename)): RequestQueueFix {
+export function fixRequestQueueTimer(requireFrom: NodeRequire = createRequire(__filename)): PatchResult {
+  const version = versionMismatch(requireFrom);
+  if (version) return notApplied('request-queue-timer', version);
   const RequestQueue = requireFrom('kafkajs/src/network/requestQueue') as {
     prototype: { scheduleCheckPendingRequests: (this: RequestQueueState) => void };
   };
   const current = RequestQueue.prototype.scheduleCheckPendingRequests;
-  if (current === scheduleCheckPendingRequests) return 'already applied';
-  if (!BUGGY_SHAPE.test(current.toString())) return 'not needed';
+  if (current === scheduleCheckPendingRequests) return applied('request-queue-timer', true);
+  const shape = shapeMismatch('kafkajs RequestQueue.prototype', RequestQueue.prototype, {
+    scheduleCheckPendingRequests: 0,
+    checkPendingRequests: 0,
+  });
+  if (shape) return notApplied('request-queue-timer', shape);
   RequestQueue.prototype.scheduleCheckPendingRequests = scheduleCheckPendingRequests;
-  return 'applied';
+  return applied('request-queue-timer');
 }

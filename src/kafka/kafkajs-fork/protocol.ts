@@ -5,15 +5,14 @@
  * one exported function is enough to change how a request is encoded or its response decoded.
  */
 
-/** The kafkajs release whose encoder and decoder Hookline's replacements reproduce. */
-export const KAFKAJS_VERSION = '2.2.4';
-
-/** Whether the kafkajs `requireFrom` resolves is the release Hookline's replacements reproduce. */
-export function isReproducedKafkajs(requireFrom: NodeRequire): boolean {
-  return (requireFrom('kafkajs/package.json') as { version: string }).version === KAFKAJS_VERSION;
-}
-
-export type ProtocolFix = 'applied' | 'already applied' | 'not needed';
+import {
+  applied,
+  notApplied,
+  shapeMismatch,
+  versionMismatch,
+  type PatchName,
+  type PatchResult,
+} from './patch';
 
 /** What kafkajs's builders return (the fields Hookline's wrappers touch). */
 export interface BuiltRequest {
@@ -26,19 +25,23 @@ export type RequestProtocol<Args> = (options: { version: number }) => RequestBui
 /**
  * Replaces `requests.<request>.protocol` of the kafkajs `requireFrom` resolves with
  * `wrap(kafkajs's own)`, once per module registry (`marker` tells), and only on kafkajs 2.2.4:
- * any other release is left alone ('not needed').
+ * on any other release, or a builder of another shape, it reports the patch not applied.
  */
 export function wrapRequestProtocol<Args>(
   requireFrom: NodeRequire,
+  patch: PatchName,
   request: 'produce' | 'fetch',
   marker: symbol,
   wrap: (kafkajs: RequestProtocol<Args>) => RequestProtocol<Args>,
-): ProtocolFix {
-  if (!isReproducedKafkajs(requireFrom)) return 'not needed';
+): PatchResult {
+  const version = versionMismatch(requireFrom);
+  if (version) return notApplied(patch, version);
   const definition = requireFrom(`kafkajs/src/protocol/requests/${request}`) as {
     protocol: RequestProtocol<Args> & { [key: symbol]: true | undefined };
   };
-  if (definition.protocol[marker]) return 'already applied';
+  const shape = shapeMismatch(`kafkajs requests/${request}`, definition, { protocol: 1 });
+  if (shape) return notApplied(patch, shape);
+  if (definition.protocol[marker]) return applied(patch, true);
   definition.protocol = Object.assign(wrap(definition.protocol), { [marker]: true as const });
-  return 'applied';
+  return applied(patch);
 }

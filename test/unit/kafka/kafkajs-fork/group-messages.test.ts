@@ -7,7 +7,7 @@ import {
   groupMessagesPerPartition,
   preloadGroupMessages,
   type GroupArgs,
-} from '../../../src/kafka/group-messages';
+} from '../../../../src/kafka/kafkajs-fork/group-messages';
 
 const requireKafkajs = createRequire(__filename);
 const kafkajsGrouping = requireKafkajs('kafkajs/src/producer/groupMessagesPerPartition') as (
@@ -80,32 +80,41 @@ describe('preloadGroupMessages', () => {
 
   it('puts Hookline’s function in the module cache under kafkajs’s file, once', () => {
     const requireFrom = fakeRequire('2.2.4');
-    expect(preloadGroupMessages(requireFrom)).toBe('applied');
+    expect(preloadGroupMessages(requireFrom, true).status).toBe('applied');
     const cached = requireFrom.cache[FILE]!;
     expect(cached.exports).toBe(groupMessagesPerPartition);
     expect(cached.loaded).toBe(true);
     expect(cached.filename).toBe(FILE);
-    expect(preloadGroupMessages(requireFrom)).toBe('already applied');
+    expect(preloadGroupMessages(requireFrom, true).status).toBe('already applied');
   });
 
-  it('is too late once kafkajs has loaded its own', () => {
+  it('is not applied, too late, once kafkajs has loaded its own', () => {
     const requireFrom = fakeRequire('2.2.4', { [FILE]: { exports: kafkajsGrouping } });
-    expect(preloadGroupMessages(requireFrom)).toBe('too late');
+    expect(preloadGroupMessages(requireFrom, true)).toEqual({
+      patch: 'group-messages',
+      status: 'not applied',
+      reason: expect.stringContaining('kafkajs was loaded before src/kafka/kafkajs-fork/preload.ts'),
+    });
     expect(requireFrom.cache[FILE]!.exports).toBe(kafkajsGrouping);
   });
 
-  it('leaves any other kafkajs release alone', () => {
+  it('leaves any other kafkajs release alone, and says so', () => {
     const requireFrom = fakeRequire('2.3.0');
-    expect(preloadGroupMessages(requireFrom)).toBe('not needed');
+    expect(preloadGroupMessages(requireFrom, true)).toEqual({
+      patch: 'group-messages',
+      status: 'not applied',
+      reason: 'kafkajs 2.3.0 is installed',
+    });
     expect(requireFrom.cache[FILE]).toBeUndefined();
   });
 
   it('is what a Hookline process’s kafkajs producer uses (a real node process; jest has its own modules)', () => {
-    const root = path.resolve(__dirname, '../../..');
+    const root = path.resolve(__dirname, '../../../..');
     const script = [
+      "require('./src/kafka/kafkajs-fork/preload');",
       "require('./src/kafka/client');",
-      "const { groupMessagesPreload } = require('./src/kafka/kafkajs-preload');",
-      "const { groupMessagesPerPartition } = require('./src/kafka/group-messages');",
+      "const groupMessagesPreload = require('./src/kafka/kafkajs-fork').applyKafkajsFixes()[0].status;",
+      "const { groupMessagesPerPartition } = require('./src/kafka/kafkajs-fork/group-messages');",
       "const file = require.resolve('kafkajs/src/producer/groupMessagesPerPartition');",
       "const sendMessages = require.cache[require.resolve('kafkajs/src/producer/sendMessages')];",
       'console.log(JSON.stringify({ groupMessagesPreload, ours: require.cache[file].exports === groupMessagesPerPartition, loaded: !!sendMessages }));',
@@ -114,6 +123,6 @@ describe('preloadGroupMessages', () => {
       cwd: root,
       timeout: 30_000,
     }).toString();
-    expect(JSON.parse(out)).toEqual({ groupMessagesPreload: 'applied', ours: true, loaded: true });
+    expect(JSON.parse(out)).toEqual({ groupMessagesPreload: 'already applied', ours: true, loaded: true });
   });
 });

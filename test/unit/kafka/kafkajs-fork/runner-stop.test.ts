@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import { fixRunnerStop, STOP_WAITS_FOR_JOIN_MS } from '../../../src/kafka/runner-stop';
+import { fixRunnerStop, STOP_WAITS_FOR_JOIN_MS } from '../../../../src/kafka/kafkajs-fork/runner-stop';
 
 // kafkajs's own class, as its consumers use it.
 const Runner = createRequire(__filename)('kafkajs/src/consumer/runner') as new (options: object) => {
@@ -74,7 +74,7 @@ async function stoppedWhileJoining(options: { holdConnect?: boolean } = {}) {
 
 beforeAll(() => {
   // 'applied' here, or 'already applied' when another test file of this worker applied it first.
-  expect(['applied', 'already applied']).toContain(fixRunnerStop());
+  expect(['applied', 'already applied']).toContain(fixRunnerStop().status);
 });
 
 describe('kafkajs Runner with fixRunnerStop', () => {
@@ -168,10 +168,21 @@ describe('kafkajs Runner with fixRunnerStop', () => {
     }
   });
 
-  it('is applied once, and leaves a kafkajs without the bug alone', () => {
-    expect(fixRunnerStop()).toBe('already applied');
-    const fixed = { prototype: { start: async function start() {}, stop: async function stop() {} } };
-    const requireFrom = (() => fixed) as unknown as NodeRequire;
-    expect(fixRunnerStop(requireFrom)).toBe('not needed');
+  it('is applied once, and reports a kafkajs it does not match instead of patching it', () => {
+    expect(fixRunnerStop().status).toBe('already applied');
+    const changed = { prototype: { start: async function start() {}, stop: async function stop() {} } };
+    const kafkajs = (version: string) =>
+      ((id: string) => (id === 'kafkajs/package.json' ? { version } : changed)) as unknown as NodeRequire;
+    expect(fixRunnerStop(kafkajs('2.2.5'))).toEqual({
+      patch: 'runner-stop',
+      status: 'not applied',
+      reason: 'kafkajs 2.2.5 is installed',
+    });
+    expect(fixRunnerStop(kafkajs('2.2.4'))).toEqual({
+      patch: 'runner-stop',
+      status: 'not applied',
+      reason: 'kafkajs Runner.prototype.scheduleFetchManager is not a function',
+    });
+    expect(changed.prototype.start.name).toBe('start');
   });
 });

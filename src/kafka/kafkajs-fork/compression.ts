@@ -1,6 +1,8 @@
+import { createRequire } from 'node:module';
 import { decompress as zstdDecompress } from 'fzstd';
 import snappyCodec from 'kafkajs-snappy';
 import { decompress as lz4Decompress } from 'lz4js';
+import { applied, notApplied, type PatchResult } from './patch';
 
 /**
  * The record batch compressions kafkajs leaves out: Snappy, LZ4 and ZSTD. Hookline writes its own
@@ -35,9 +37,22 @@ export const zstdCodec = (): CompressionCodec => ({
   decompress: async (buffer) => asBuffer(zstdDecompress(buffer)),
 });
 
-/** Puts the codecs into kafkajs's table (`CompressionCodecs`, which kafkajs looks them up in). */
-export function registerCompressionCodecs(codecs: Record<number, () => unknown>): void {
+/**
+ * Puts the codecs into the table of the kafkajs `requireFrom` resolves (`CompressionCodecs`, which
+ * kafkajs looks them up in). A public table, but process-wide: only Hookline's own processes do it.
+ */
+export function registerCompressionCodecs(requireFrom: NodeRequire = createRequire(__filename)): PatchResult {
+  const { CompressionCodecs: codecs } = requireFrom('kafkajs') as {
+    CompressionCodecs?: Record<number, () => unknown>;
+  };
+  if (typeof codecs !== 'object' || codecs === null) {
+    return notApplied('compression-codecs', 'kafkajs exports no CompressionCodecs table');
+  }
+  if (codecs[SNAPPY] === snappyCodec && codecs[LZ4] === lz4Codec && codecs[ZSTD] === zstdCodec) {
+    return applied('compression-codecs', true);
+  }
   codecs[SNAPPY] = snappyCodec;
   codecs[LZ4] = lz4Codec;
   codecs[ZSTD] = zstdCodec;
+  return applied('compression-codecs');
 }

@@ -5,7 +5,7 @@ import {
   varIntSize,
   type ProduceMessage,
   type ProduceRequestArgs,
-} from '../../../src/kafka/produce-request';
+} from '../../../../src/kafka/kafkajs-fork/produce-request';
 
 // kafkajs's own encoder and helpers: the bytes to match.
 const requireKafkajs = createRequire(__filename);

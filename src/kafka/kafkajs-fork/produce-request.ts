@@ -3,8 +3,7 @@
  * buffer of the exact size: the same bytes kafkajs 2.2.4's own encoder writes, at a fraction of
  * its cost. kafkajs builds every record in a fresh zero-filled 512-byte buffer that grows by
  * copying, allocates a one- or two-byte Buffer for each varint, and copies each record, batch,
- * partition and topic into the next enclosing buffer: 13–14 µs of CPU per record here, the
- * largest single item in the delivery path's profile. See `produce-encoding.ts` for where it is
+ * partition and topic into the next enclosing buffer (the cost: docs/adr/0001-kafka-client.md). See `produce-encoding.ts` for where it is
  * used and the fall-back to kafkajs for anything this does not handle.
  */
 
