@@ -12,7 +12,7 @@
 # every process, kept).
 # One image serves every role; HOOKLINE_ROLES picks ingest, router and/or worker (all by default).
 
-ARG NODE_IMAGE=node:20-bookworm-slim
+ARG NODE_IMAGE=node:24-bookworm-slim
 
 # --- build: compile TypeScript to dist/ ---------------------------------------------------------
 FROM ${NODE_IMAGE} AS build
