@@ -12,7 +12,7 @@
 # every process, kept).
 # One image serves every role; HOOKLINE_ROLES picks ingest, router and/or worker (all by default).
 
-ARG NODE_IMAGE=node:20-bookworm-slim
+ARG NODE_IMAGE=node:24-bookworm-slim
 
 # --- build: compile TypeScript to dist/ ---------------------------------------------------------
 # The image holds the service only: the producer library (packages/producer, an npm workspace
@@ -63,11 +63,12 @@ HEALTHCHECK --interval=15s --timeout=5s --start-period=30s --retries=3 \
 # which passes SIGTERM to its children and exits once they all have.
 STOPSIGNAL SIGTERM
 # V8 flags, the same as `npm run start:prod`'s (the processes of HOOKLINE_WORKERS inherit them):
-# --max-semi-space-size=32 (MB; Node 20's default is 16): V8's young generation is two semi-spaces;
+# --max-semi-space-size=32 (MB; V8's default is 16 on Node 24 as on 20): V8's young generation is two semi-spaces;
 # the larger they are, the fewer of a busy pipeline's short-lived objects live through two
 # scavenges into the old generation. Draining a backlog took 64.5 µs of CPU per event with 32 MB
 # against 90.5 with 8 MB, for ~45 MB more resident (peak 219 against 173 MB).
 # --heap-growing-percent=50: the old generation is collected once it has grown by half its live
 # size since the last full collection (V8 otherwise lets it grow 2-4x), which took ~80 MB off the
-# RSS of a drain. README, Performance › Memory: what bounds memory and how to choose other values.
+# RSS of a drain. Both re-measured on Node 24: docs/adr/0003-node-runtime.md.
+# docs/deployment.md: what bounds memory and how to choose other values.
 CMD ["node", "--max-semi-space-size=32", "--heap-growing-percent=50", "dist/src/process/main.js"]

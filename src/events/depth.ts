@@ -5,7 +5,8 @@ import { HooklineError } from '../core/errors';
  * (`{"properties":{"a":[1]}}` is 3 deep). Tracking calls need a handful of levels; this bound keeps
  * every recursive reader of an event (JSON.stringify, the lossless parser and serialiser, payload
  * shaping) far from the stack's end: the shallowest of them overflowed at about 3,400 levels
- * (lossless-json's stringify, Node 20). Deeper events are refused with `too_deep`.
+ * (lossless-json's stringify, Node 20; Node 24 reaches a few percent deeper). Deeper events are
+ * refused with `too_deep`.
  */
 export const MAX_EVENT_DEPTH = 64;
 

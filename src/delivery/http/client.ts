@@ -83,7 +83,7 @@ export interface WebhookClientOptions {
 /**
  * The HTTP client of webhook deliveries (undici: bench/micro/http-client.ts measured got 11 at 3.4×
  * the CPU per request of raw node:http, undici at 1.0×, and 0.35× through `Agent.dispatch` with
- * `DiscardingHandler` rather than `agent.request`). Create one per process: it owns the
+ * `DiscardingHandler` rather than `agent.request`; undici 8: docs/adr/0003-node-runtime.md). Create one per process: it owns the
  * keep-alive pools, one per destination and origin (see pools.ts). Redirects are not followed
  * (undici's core never does), nothing is retried here (the retry topics do that), responses are
  * not decompressed, and TLS certificates are always verified: there is no insecure fallback. Every connection passes the SSRF guard first:
@@ -113,6 +113,9 @@ export function createWebhookClient(options: WebhookClientOptions = {}): Webhook
       // The attempt's deadline is the abort timer in `post`; these only bound each phase too.
       headersTimeout: timeoutMs,
       bodyTimeout: timeoutMs,
+      // HTTP/1.1 only, as before undici 8 (which negotiates HTTP/2 over TLS by default): one
+      // request per socket, so `maxSocketsPerOrigin` is what a receiver sees in flight.
+      allowH2: false,
       connect,
     },
   });

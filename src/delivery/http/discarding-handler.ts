@@ -1,3 +1,5 @@
+import type { Dispatcher } from 'undici';
+
 /** How one webhook request ended, as its handler saw it. */
 export type RequestEnd =
   | {
@@ -10,7 +12,7 @@ export type RequestEnd =
     }
   | { answered: false; error: unknown };
 
-type Abort = (reason: Error) => void;
+type Controller = Pick<Dispatcher.DispatchController, 'abort'>;
 
 /** Why a request whose response body grew past the cap was ended. */
 export class BodyOverCapError extends Error {
@@ -20,21 +22,19 @@ export class BodyOverCapError extends Error {
   }
 }
 
-const RETRY_AFTER = 'retry-after';
-
 /**
- * An undici dispatch handler (undici's core callback interface, which `Agent.dispatch` drives
+ * An undici dispatch handler (undici 8's handler interface, which `Pool.dispatch` drives
  * directly) for one webhook POST: keeps the status and the Retry-After header, reads the body and
  * drops it, up to `maxBytes` (past it the request is aborted, and undici closes the socket rather
- * than read on), and calls `settle` exactly once. It does what `agent.request()` plus reading its
- * body did, without a Readable stream, an async iterator, an AsyncResource and a parsed headers
- * object per response, which cost ~1/3 of the client's CPU per request.
+ * than read on), and calls `settle` exactly once. It does what `pool.request()` plus reading its
+ * body did, without a Readable stream, an async iterator and an AsyncResource per response, which
+ * cost ~1/3 of the client's CPU per request.
  *
  * After the status line, a failure (the body cut off, the deadline) changes nothing: the receiver
  * has answered, and the end is `answered`.
  */
-export class DiscardingHandler {
-  private abortRequest: Abort | undefined;
+export class DiscardingHandler implements Dispatcher.DispatchHandler {
+  private controller: Controller | undefined;
   private pendingAbort: Error | undefined;
   private status: number | undefined;
   private retryAfter: string | undefined;
@@ -49,45 +49,42 @@ export class DiscardingHandler {
 
   /**
    * Ends the request (its deadline): at once if undici has started it, else when it does (a
-   * request waiting for a pooled socket is not yet abortable), as `agent.request`'s signal does.
+   * request waiting for a pooled socket is not yet abortable), as `pool.request`'s signal does.
    */
   abort(reason: Error): void {
-    if (this.abortRequest) this.abortRequest(reason);
+    if (this.controller) this.controller.abort(reason);
     else this.pendingAbort = reason;
   }
 
-  onConnect(abort: Abort): void {
-    if (this.pendingAbort) return abort(this.pendingAbort);
-    this.abortRequest = abort;
+  onRequestStart(controller: Controller): void {
+    this.controller = controller;
+    if (this.pendingAbort) controller.abort(this.pendingAbort);
   }
 
-  onHeaders(statusCode: number, rawHeaders: Buffer[]): boolean {
-    if (statusCode < 200) return true; // informational (1xx): the final answer follows
+  onResponseStart(
+    _controller: Controller,
+    statusCode: number,
+    headers: Record<string, string | string[] | undefined>,
+  ): void {
+    if (statusCode < 200) return; // informational (1xx): the final answer follows
     this.status = statusCode;
-    for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
-      const name = rawHeaders[i]!;
-      if (name.length === RETRY_AFTER.length && name.toString('latin1').toLowerCase() === RETRY_AFTER) {
-        this.retryAfter = rawHeaders[i + 1]!.toString('latin1');
-        break;
-      }
-    }
-    return true;
+    const retryAfter = headers['retry-after']; // undici lower-cases names; repeats are an array
+    this.retryAfter = Array.isArray(retryAfter) ? retryAfter[0] : retryAfter;
   }
 
-  onData(chunk: Buffer): boolean {
+  onResponseData(controller: Controller, chunk: Buffer): void {
     this.bodyBytes += chunk.length;
     if (this.bodyBytes > this.maxBytes && !this.overCap) {
       this.overCap = true;
-      this.abortRequest?.(new BodyOverCapError(this.maxBytes));
+      controller.abort(new BodyOverCapError(this.maxBytes));
     }
-    return true;
   }
 
-  onComplete(): void {
+  onResponseEnd(): void {
     this.end();
   }
 
-  onError(error: unknown): void {
+  onResponseError(_controller: Controller, error: Error): void {
     this.end(error);
   }
 

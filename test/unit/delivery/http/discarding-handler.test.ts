@@ -4,76 +4,94 @@ import {
   type RequestEnd,
 } from '../../../../src/delivery/http/discarding-handler';
 
-/** A handler and what it settled with; `aborts` are the reasons undici's abort was called with. */
+/**
+ * A handler and what it settled with; `aborts` are the reasons undici's controller was aborted
+ * with. Driven as undici 8 drives it: onRequestStart with the controller, then the response.
+ */
 function handler(maxBytes = 10) {
   const ends: RequestEnd[] = [];
   const aborts: Error[] = [];
+  const controller = { abort: (reason: Error) => void aborts.push(reason) };
   const h = new DiscardingHandler(maxBytes, (end) => ends.push(end));
-  const connect = () => h.onConnect((reason) => void aborts.push(reason));
-  return { h, ends, aborts, connect };
+  const start = () => h.onRequestStart(controller);
+  const headers = (status: number, fields: Record<string, string | string[]> = {}) =>
+    h.onResponseStart(controller, status, fields);
+  const data = (chunk: Buffer) => h.onResponseData(controller, chunk);
+  const end = () => h.onResponseEnd();
+  const error = (err: Error) => h.onResponseError(controller, err);
+  return { h, ends, aborts, start, headers, data, end, error };
 }
 
-const raw = (...pairs: string[]) => pairs.map((p) => Buffer.from(p, 'latin1'));
-
 describe('DiscardingHandler', () => {
-  it('keeps the status and the first Retry-After, whatever its case, and reads the body', () => {
-    const { h, ends, connect } = handler();
-    connect();
-    h.onHeaders(503, raw('Content-Type', 'text/plain', 'RETRY-AFTER', '120', 'retry-after', '5'));
-    h.onData(Buffer.from('busy'));
-    h.onComplete();
+  it('keeps the status and the first Retry-After, and reads the body', () => {
+    const { ends, start, headers, data, end } = handler();
+    start();
+    // undici 8 hands over lower-cased names; a repeated header as an array, in order
+    headers(503, { 'content-type': 'text/plain', 'retry-after': ['120', '5'] });
+    data(Buffer.from('busy'));
+    end();
     expect(ends).toEqual([{ answered: true, status: 503, retryAfter: '120', bodyOverCap: false }]);
   });
 
+  it('keeps a single Retry-After as it was sent', () => {
+    const { ends, start, headers, end } = handler();
+    start();
+    headers(429, { 'retry-after': 'Wed, 21 Oct 2026 07:28:00 GMT' });
+    end();
+    expect(ends).toEqual([
+      { answered: true, status: 429, retryAfter: 'Wed, 21 Oct 2026 07:28:00 GMT', bodyOverCap: false },
+    ]);
+  });
+
   it('waits past informational answers (1xx) for the final one', () => {
-    const { h, ends, connect } = handler();
-    connect();
-    h.onHeaders(100, raw('Retry-After', '9'));
-    h.onHeaders(200, []);
-    h.onComplete();
+    const { ends, start, headers, end } = handler();
+    start();
+    headers(100, { 'retry-after': '9' });
+    headers(200);
+    end();
     expect(ends).toEqual([{ answered: true, status: 200, retryAfter: undefined, bodyOverCap: false }]);
   });
 
   it('aborts once the body passes the cap, and still reports the answer', () => {
-    const { h, ends, aborts, connect } = handler(10);
-    connect();
-    h.onHeaders(200, []);
-    h.onData(Buffer.alloc(6));
+    const { ends, aborts, start, headers, data, error } = handler(10);
+    start();
+    headers(200);
+    data(Buffer.alloc(6));
     expect(aborts).toEqual([]);
-    h.onData(Buffer.alloc(6));
-    h.onData(Buffer.alloc(6)); // what undici had read already: not aborted twice
+    data(Buffer.alloc(6));
+    data(Buffer.alloc(6)); // what undici had read already: not aborted twice
     expect(aborts).toEqual([expect.any(BodyOverCapError)]);
-    h.onError(aborts[0]); // undici fails the request it aborted
+    error(aborts[0]!); // undici fails the request it aborted
     expect(ends).toEqual([{ answered: true, status: 200, retryAfter: undefined, bodyOverCap: true }]);
   });
 
   it('reports an error before the status line as unanswered', () => {
-    const { h, ends, connect } = handler();
-    connect();
-    const error = Object.assign(new Error('socket hang up'), { code: 'UND_ERR_SOCKET' });
-    h.onError(error);
-    expect(ends).toEqual([{ answered: false, error }]);
+    const { ends, start, error } = handler();
+    start();
+    const err = Object.assign(new Error('socket hang up'), { code: 'UND_ERR_SOCKET' });
+    error(err);
+    expect(ends).toEqual([{ answered: false, error: err }]);
   });
 
   it('aborts at once when started, or as soon as undici starts a request still waiting for a socket', () => {
     const started = handler();
-    started.connect();
+    started.start();
     started.h.abort(new Error('deadline'));
     expect(started.aborts.map((e) => e.message)).toEqual(['deadline']);
 
     const queued = handler();
     queued.h.abort(new Error('deadline'));
     expect(queued.aborts).toEqual([]);
-    queued.connect();
+    queued.start();
     expect(queued.aborts.map((e) => e.message)).toEqual(['deadline']);
   });
 
   it('settles once', () => {
-    const { h, ends, connect } = handler();
-    connect();
-    h.onHeaders(204, []);
-    h.onComplete();
-    h.onError(new Error('late'));
+    const { ends, start, headers, end, error } = handler();
+    start();
+    headers(204);
+    end();
+    error(new Error('late'));
     expect(ends).toHaveLength(1);
   });
 });
