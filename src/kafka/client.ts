@@ -40,7 +40,7 @@ let protocolMessages: { retriable: ReadonlySet<string>; routine: ReadonlySet<str
 /**
  * A kafkajs client whose logs go through pino (as `component: kafkajs`); with `patches:
  * 'hookline-process'`, on kafkajs with Hookline's fork applied (applyKafkajsFixes).
- * One per process (compose.ts), with one member of each consumer group: kafkajs keeps a group's
+ * One per process (src/compose/), with one member of each consumer group: kafkajs keeps a group's
  * committed offsets in the client, shared by its consumers, and a member whose new assignment
  * lacks a topic deletes that topic's there under another member of the client still reading it
  * (a TypeError inside kafkajs's OffsetManager.resolveOffsets). Members of one group side by side
