@@ -178,9 +178,9 @@ export class Dispatcher implements HoldBack {
   }
 
   /**
-   * Starts the queue's tasks that may start, oldest first, each in O(log R) (KeyedQueue): a
-   * healthy lane waits in order for its next slot or token. A slow or stalled one goes through its
-   * whole queue in arrival order, deferring what cannot start (unless `startOnly`).
+   * Starts the queue's tasks that may start, oldest first, never looking at one that cannot
+   * (KeyedQueue): a healthy lane waits in order for its next slot or token. A slow or stalled one
+   * goes through its whole queue in arrival order, deferring what cannot start (unless `startOnly`).
    */
   private pumpQueue(
     destinationId: string,
