@@ -115,12 +115,14 @@ export class KeyedQueue<T extends KeyedNode<T>> {
 
   /** `key` has a run now: its items wait. */
   keyBusy(key: string): void {
+    if (this.count === 0) return; // no key to look up (a lane that keeps up; its retries, mostly)
     const state = this.keys.get(key);
     if (state) this.notReady(state);
   }
 
   /** `key` may have no run now (checked with `busy`): its head may start. */
   keyFree(key: string): void {
+    if (this.count === 0) return;
     const state = this.keys.get(key);
     if (state && state.at === NOT_READY && !this.busy.has(key)) this.makeReady(state);
   }
