@@ -14,6 +14,7 @@ import {
 import type { KeyedQueue } from './keyed-queue';
 import {
   followRate,
+  hasQueued,
   isIdle,
   keyEnded,
   keyFree,
@@ -77,10 +78,7 @@ export class Dispatcher implements HoldBack {
   /** Resolves when the task was attempted and handed on, or deferred. */
   submit(task: DeliveryTask, options: SubmitOptions = {}): Promise<void> {
     let lane = this.lanes.get(task.destinationId);
-    if (!lane) {
-      lane = newLane();
-      this.lanes.set(task.destinationId, lane);
-    }
+    if (!lane) this.lanes.set(task.destinationId, (lane = newLane()));
     const nowMs = this.options.clock.now();
     followRate(lane, this.options.rateOf?.(task.destinationId), nowMs);
     const admission = admit(laneLoad(lane, task.userKey, nowMs), this.poolLoad(), this.options);
@@ -90,8 +88,11 @@ export class Dispatcher implements HoldBack {
     }
     return new Promise<void>((resolve, reject) => {
       const item = queuedItem(task, options, resolve, reject);
-      if (admission === 'start') this.start(task.destinationId, lane, item);
+      // A task of the same user may still wait, for a token whose timer has not fired: it goes first.
+      const queued = admission === 'start' && hasQueued(lane, task.userKey);
+      if (admission === 'start' && !queued) this.start(task.destinationId, lane, item);
       else (task.dueAtMs !== undefined ? lane.retries : lane.firsts).push(item);
+      if (queued) this.pump(task.destinationId, lane);
       this.recount(lane);
     });
   }

@@ -59,6 +59,11 @@ export class KeyedQueue<T extends KeyedNode<T>> {
     return this.count;
   }
 
+  /** Whether `key` has items waiting. */
+  has(key: string): boolean {
+    return this.keys.has(key);
+  }
+
   /** The oldest item (in arrival order), whatever its key. */
   oldest(): T | undefined {
     return this.first;

@@ -99,6 +99,11 @@ export function queuedIn(lane: Lane): number {
   return lane.retries.size + lane.firsts.size;
 }
 
+/** Whether a task of `key` waits in the lane. */
+export function hasQueued(lane: Lane, key: string): boolean {
+  return lane.retries.has(key) || lane.firsts.has(key);
+}
+
 /** A run of `key` begins: the user's next tasks wait for it to end. */
 export function keyStarted(lane: Lane, key: string): void {
   const n = lane.activeKeys.get(key);
