@@ -11,13 +11,19 @@ import {
   type AdmissionLimits,
   type PoolLoad,
 } from './admission';
+import type { KeyedQueue } from './keyed-queue';
 import {
   followRate,
+  hasQueued,
   isIdle,
+  keyEnded,
+  keyFree,
+  keyStarted,
   laneLoad,
   newLane,
   oldestRunAgeMs,
-  removeAt,
+  queuedIn,
+  queuedItem,
   type Lane,
   type Queued,
   type SubmitOptions,
@@ -72,10 +78,7 @@ export class Dispatcher implements HoldBack {
   /** Resolves when the task was attempted and handed on, or deferred. */
   submit(task: DeliveryTask, options: SubmitOptions = {}): Promise<void> {
     let lane = this.lanes.get(task.destinationId);
-    if (!lane) {
-      lane = newLane();
-      this.lanes.set(task.destinationId, lane);
-    }
+    if (!lane) this.lanes.set(task.destinationId, (lane = newLane()));
     const nowMs = this.options.clock.now();
     followRate(lane, this.options.rateOf?.(task.destinationId), nowMs);
     const admission = admit(laneLoad(lane, task.userKey, nowMs), this.poolLoad(), this.options);
@@ -84,19 +87,12 @@ export class Dispatcher implements HoldBack {
       return this.options.defer(task);
     }
     return new Promise<void>((resolve, reject) => {
-      // Written out, not `{ ...options, task, … }`: V8 adds properties to a spread copy slowly
-      // (~1 µs each here), once per task.
-      const item: Queued = {
-        onStart: options.onStart,
-        held: options.held,
-        source: options.source,
-        task,
-        key: task.userKey,
-        resolve,
-        reject,
-      };
-      if (admission === 'start') this.start(task.destinationId, lane, item);
+      const item = queuedItem(task, options, resolve, reject);
+      // A task of the same user may still wait, for a token whose timer has not fired: it goes first.
+      const queued = admission === 'start' && hasQueued(lane, task.userKey);
+      if (admission === 'start' && !queued) this.start(task.destinationId, lane, item);
       else (task.dueAtMs !== undefined ? lane.retries : lane.firsts).push(item);
+      if (queued) this.pump(task.destinationId, lane);
       this.recount(lane);
     });
   }
@@ -114,7 +110,7 @@ export class Dispatcher implements HoldBack {
   /** Tasks queued or in flight, per destination (for metrics and tests). */
   load(destinationId: string): { active: number; queued: number } {
     const lane = this.lanes.get(destinationId);
-    return { active: lane?.active ?? 0, queued: lane ? lane.retries.length + lane.firsts.length : 0 };
+    return { active: lane?.active ?? 0, queued: lane ? queuedIn(lane) : 0 };
   }
 
   /**
@@ -124,7 +120,7 @@ export class Dispatcher implements HoldBack {
   sweep(): void {
     this.pool.atMs = -Infinity;
     for (const [destinationId, lane] of [...this.lanes]) {
-      if (lane.retries.length + lane.firsts.length > 0) this.pump(destinationId, lane);
+      if (queuedIn(lane) > 0) this.pump(destinationId, lane);
     }
   }
 
@@ -176,39 +172,54 @@ export class Dispatcher implements HoldBack {
 
   /** Follows what the lane adds to `waitingWithRoom`, after its queue or its slots changed. */
   private recount(lane: Lane): void {
-    const queued = lane.retries.length + lane.firsts.length;
+    const queued = queuedIn(lane);
     const counted = lane.active < this.options.maxActivePerDestination ? queued : 0;
     this.waitingWithRoom += counted - lane.waitingWithRoom;
     lane.waitingWithRoom = counted;
   }
 
+  /**
+   * Starts the queue's tasks that may start, oldest first, never looking at one that cannot
+   * (KeyedQueue): a healthy lane waits in order for its next slot or token. A slow or stalled one
+   * goes through its whole queue in arrival order, deferring what cannot start (unless `startOnly`).
+   */
   private pumpQueue(
     destinationId: string,
     lane: Lane,
-    queue: Queued[],
+    queue: KeyedQueue<Queued>,
     health: LaneHealth,
     startOnly: boolean,
   ): void {
     const { slow, stalled } = health;
+    if ((slow || stalled) && !startOnly) return this.drainQueue(destinationId, lane, queue, slow);
     const healthy = !slow && !stalled;
-    let i = 0;
-    while (i < queue.length) {
-      // A healthy lane waits in order for its next slot or token; a slow or stalled one goes on,
-      // deferring what cannot start.
+    while (queue.size > 0) {
       if (healthy && lane.active >= this.options.maxActivePerDestination) break;
       if (healthy && !this.tokenReady(destinationId, lane)) break;
-      const item = queue[i]!;
-      const sameUserActive = lane.activeKeys.has(item.key);
+      // The oldest task whose user has no run; each later one would find no room or token either.
       // Every start takes a token, whatever the lane's health: a rate limit protects a receiver
       // most when it slows down or hangs.
-      if (!sameUserActive && this.hasRoom(lane, slow) && this.tokenReady(destinationId, lane)) {
-        removeAt(queue, i);
+      const item = queue.oldestReady();
+      if (!item || !this.hasRoom(lane, slow) || !this.tokenReady(destinationId, lane)) break;
+      queue.take(item);
+      this.start(destinationId, lane, item);
+    }
+  }
+
+  /**
+   * A slow or stalled lane keeps no queue: each task, in arrival order, starts if it may (its
+   * user has no run, the lane has room and a token), or waits in the delay topic.
+   */
+  private drainQueue(destinationId: string, lane: Lane, queue: KeyedQueue<Queued>, slow: boolean): void {
+    for (let item = queue.oldest(); item; item = queue.oldest()) {
+      const userFree = !lane.activeKeys.has(item.key);
+      if (userFree && this.hasRoom(lane, slow) && this.tokenReady(destinationId, lane)) {
+        queue.take(item);
         this.start(destinationId, lane, item);
-      } else if ((slow || stalled) && !startOnly) {
-        // A slow or stalled lane keeps no queue: what cannot start now waits in the delay topic.
-        removeAt(queue, i);
+      } else {
+        queue.remove(item);
         this.options.defer(item.task).then(item.resolve, item.reject);
-      } else i++;
+      }
     }
   }
 
@@ -235,6 +246,7 @@ export class Dispatcher implements HoldBack {
   private start(destinationId: string, lane: Lane, item: Queued): void {
     if (item.held?.() === false) {
       item.reject(new WorkNotHeldError());
+      keyFree(lane, item.key); // taken from a queue, the user's next task may start instead
       return this.dropIfIdle(destinationId, lane);
     }
     // There is one: whoever starts a task checked (admit, pumpQueue) just before, and tokens only add up.
@@ -242,7 +254,7 @@ export class Dispatcher implements HoldBack {
     lane.active++;
     this.active++;
     if (this.health(lane).slow) this.pool.slowActive++;
-    lane.activeKeys.set(item.key, (lane.activeKeys.get(item.key) ?? 0) + 1);
+    keyStarted(lane, item.key);
     const since = { atMs: this.options.clock.now() };
     lane.activeSince.add(since);
     let holdsSlot = true;
@@ -280,9 +292,7 @@ export class Dispatcher implements HoldBack {
         requestsDone(false);
         freeSlot();
         if (handingOn) this.handingOn--;
-        const n = lane.activeKeys.get(item.key)! - 1;
-        if (n === 0) lane.activeKeys.delete(item.key);
-        else lane.activeKeys.set(item.key, n);
+        keyEnded(lane, item.key);
         this.pump(destinationId, lane);
       });
   }

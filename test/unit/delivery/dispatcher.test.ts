@@ -297,6 +297,30 @@ describe('Dispatcher', () => {
     });
   });
 
+  it("keeps a user's order when its next task arrives with a token, before the lane's timer pumps", async () => {
+    jest.useFakeTimers({ doNotFake: ['setImmediate'] }); // the lane's token timer stays pending
+    try {
+      const { run, started, finish } = manualRuns();
+      let now = 0;
+      const d = dispatcher({
+        run,
+        maxActivePerDestination: 10,
+        maxQueuedPerDestination: 10,
+        rateOf: () => 10,
+        clock: { now: () => now },
+      });
+      void d.submit(task('d', 'u', 'a1')); // takes the one token
+      void d.submit(task('d', 'u', 'a2')); // waits for a1
+      await finish('a1'); // no token: a2 waits for the lane's timer
+      now += 100; // a token is due, the timer has not fired yet
+      void d.submit(task('d', 'u', 'a3'));
+      expect(started).toEqual(['a1', 'a2']);
+      expect(d.load('d')).toEqual({ active: 1, queued: 1 });
+    } finally {
+      jest.useRealTimers();
+    }
+  });
+
   it('starts the requests of a rate-limited destination at its rate, the rest waiting in its lane', async () => {
     const { run, started, finish } = manualRuns();
     let now = 0;
