@@ -11,7 +11,9 @@
  *    (JSON.parse keeps the last one; so do receivers' parsers).
  * and, whether the numbers are exact or not:
  *  - how deep the text nests objects and arrays, as a whole, outside the `batch` elements, and in
- *    each of them (see MAX_EVENT_DEPTH), with where each element starts and ends.
+ *    each of them (see MAX_EVENT_DEPTH), with where each element starts and ends;
+ *  - whether the numbers are exact outside the `batch` elements, and in each of them (a parser can
+ *    then read only the inexact elements losslessly).
  * Invalid JSON is left to the parser: the scan neither throws nor reads past the text.
  */
 export interface JsonScan {
@@ -35,6 +37,12 @@ export interface JsonScan {
   outsideDepth: number;
   batchDepths: number[] | undefined;
   batchSpans: number[] | undefined;
+  /**
+   * `exact` outside the `batch` elements (a scalar element counts as outside), and in each element;
+   * like `outsideDepth` and `batchDepths`: when `batchExact` is undefined, `outsideExact` is `exact`.
+   */
+  outsideExact: boolean;
+  batchExact: boolean[] | undefined;
 }
 
 const QUOTE = 0x22;
@@ -67,6 +75,10 @@ export function scanJson(text: string): JsonScan {
   let inElement = false;
   let batchDepths: number[] | undefined;
   let batchSpans: number[] | undefined;
+  // Whether the numbers are exact in the current region (outside the batch's elements, or in one).
+  let regionExact = true;
+  let outsideExact = true;
+  let batchExact: boolean[] | undefined;
   // The object whose keys are followed (the root, or the current batch element) and where in it.
   let tracked: Map<string, string> | undefined;
   let trackedDepth = NOT_FOLLOWING;
@@ -92,6 +104,7 @@ export function scanJson(text: string): JsonScan {
       batch!.push(undefined);
       batchDepths!.push(0);
       batchSpans!.push(-1, -1);
+      batchExact!.push(true);
       expectElement = false;
     }
   };
@@ -122,14 +135,19 @@ export function scanJson(text: string): JsonScan {
         expectKey = true;
       } else if (depth === ROOT_DEPTH && tracked === root && key === 'batch' && c === OPEN_ARRAY) {
         batch = []; // a second "batch" key replaces the first, as in JSON.parse
+        // Its elements become outside text: inexact ones make the outside so.
+        if (batchExact?.includes(false)) regionExact = false;
         batchDepths = [];
         batchSpans = [];
+        batchExact = [];
         inBatch = true;
         expectElement = true;
       } else if (depth === BATCH_DEPTH && inBatch && expectElement) {
         expectElement = false;
         outsideDeepest = deepest;
         deepest = 0;
+        outsideExact = regionExact;
+        regionExact = true;
         inElement = true;
         batchSpans!.push(i);
         if (c === OPEN_OBJECT) {
@@ -150,6 +168,8 @@ export function scanJson(text: string): JsonScan {
         batchDepths!.push(deepest - BATCH_DEPTH);
         batchSpans!.push(i + 1);
         deepest = outsideDeepest;
+        batchExact!.push(regionExact);
+        regionExact = outsideExact;
       }
       if (spanStart >= 0 && depth === trackedDepth) {
         const end = i + 1;
@@ -180,10 +200,10 @@ export function scanJson(text: string): JsonScan {
     } else if (isScalarStart(c)) {
       scalarValue();
       if (c === 0x74 || c === 0x66 || c === 0x6e) continue; // true, false, null
-      let end = exact ? exactNumberEnd(text, i) : -1;
+      let end = regionExact ? exactNumberEnd(text, i) : -1;
       if (end === -1) {
         // Texts are of no use any more (JSON.parse will not read this text), depths still are.
-        exact = false;
+        exact = regionExact = false;
         end = numberEnd(text, i);
       }
       i = end - 1;
@@ -193,14 +213,22 @@ export function scanJson(text: string): JsonScan {
     // Unterminated (invalid JSON, left to the parser): what the element reached counts as outside.
     inElement = false;
     if (deepest < outsideDeepest) deepest = outsideDeepest;
+    regionExact = regionExact && outsideExact;
   }
+  outsideExact = regionExact;
   let whole = deepest;
   for (const d of batchDepths ?? []) if (d + BATCH_DEPTH > whole) whole = d + BATCH_DEPTH;
-  const depths = { depth: whole, outsideDepth: deepest, batchDepths, batchSpans };
+  const depths = { depth: whole, outsideDepth: deepest, batchDepths, batchSpans, outsideExact, batchExact };
   // A root key with an escape may be "batch" itself (`"b\u0061tch"`): JSON.parse then keeps that
   // key's array, not the one followed here, so neither the root's texts nor its elements' hold.
   if (rootPoisoned) {
-    const unknown = { outsideDepth: whole, batchDepths: undefined, batchSpans: undefined };
+    const unknown = {
+      outsideDepth: whole,
+      batchDepths: undefined,
+      batchSpans: undefined,
+      outsideExact: exact,
+      batchExact: undefined,
+    };
     return { exact, root: undefined, batch: undefined, ...depths, ...unknown };
   }
   if (!exact) return { exact, root: undefined, batch: undefined, ...depths };

@@ -39,7 +39,8 @@ export function parseJson(text: string): JsonValue {
  * only plain objects, arrays, strings, finite numbers, booleans and null, which JSON.stringify
  * prints exactly as the lossless serialiser would (see `objectByteLength`). With `events` (a
  * tracking request's body), `scan` has the text of the events' object values and their depths
- * (see `scanJson`). The lossless parser recurses: for it, a `batch` element deeper than
+ * (see `scanJson`), and only the `batch` elements holding inexact numbers are read losslessly (see
+ * `parseLossless`). The lossless parser recurses: for it, a `batch` element deeper than
  * MAX_EVENT_DEPTH (to be refused) is read by JSON.parse alone, numbers as JavaScript reads them;
  * text it still cannot read throws JsonTooDeepError.
  */
@@ -53,25 +54,60 @@ export function parseJsonText(
   return { value: parseLossless(text, scan), plain: false, scan };
 }
 
+/**
+ * Reads text that holds inexact numbers. With the scan of a tracking body, only what needs it goes
+ * through the lossless parser (in JavaScript, about four times slower than JSON.parse): the `batch`
+ * elements holding an inexact number, and the text outside the elements when it holds one. The
+ * rest, commonly all but the odd element with an int64, is read by JSON.parse, the lossless
+ * elements' places held by `null` meanwhile. Elements deeper than MAX_EVENT_DEPTH (to be refused)
+ * are read by JSON.parse too, numbers as JavaScript reads them, since the lossless parser recurses.
+ *
+ * JSON.parse with a reviver reading each number's source text (`context.source`, Node 22+) would
+ * keep the numbers exact natively, but V8 calls the reviver for every value and slices the source
+ * of each: on a batch of 100 calls it measured slower than the lossless parser (1.3-1.5x with the
+ * odd int64, even with one in every call), and, without the scan, 2.5-3.5x slower than the scan
+ * and JSON.parse where there is none (bench/micro/json-parse.ts).
+ */
 function parseLossless(text: string, scan: JsonScan | undefined): JsonValue {
-  const { batchDepths, batchSpans } = scan ?? {};
-  const deep: number[] = [];
-  if (scan && scan.depth > MAX_EVENT_DEPTH && batchDepths && batchSpans) {
-    for (let i = 0; i < batchDepths.length; i++) if (batchDepths[i]! > MAX_EVENT_DEPTH) deep.push(i);
+  const { batchDepths, batchSpans, batchExact } = scan ?? {};
+  const apart: number[] = [];
+  if (batchDepths && batchSpans && batchExact) {
+    for (let i = 0; i < batchDepths.length; i++)
+      if (!batchExact[i] || batchDepths[i]! > MAX_EVENT_DEPTH) apart.push(i);
   }
-  if (deep.length === 0) return parseLosslessly(text);
-  // The deep elements are read apart, by JSON.parse (iterative); `null` holds their place meanwhile.
+  if (apart.length === 0) return parseLosslessly(text);
+  try {
+    return parseApart(text, scan!, apart);
+  } catch (err) {
+    if (!(err instanceof SyntaxError)) throw err;
+    // Invalid JSON: the error is the one the whole text gives, with the client's positions,
+    // unless the lossless parser cannot read that deep.
+    try {
+      return parseLosslessly(text);
+    } catch (whole) {
+      throw whole instanceof JsonTooDeepError ? err : whole;
+    }
+  }
+}
+
+/** The text without the `apart` batch elements, then each of them, put back in place. */
+function parseApart(text: string, scan: JsonScan, apart: number[]): JsonValue {
+  const spans = scan.batchSpans!;
+  const deep = (i: number) => scan.batchDepths![i]! > MAX_EVENT_DEPTH;
   let rest = '';
   let at = 0;
-  for (const i of deep) {
-    rest += `${text.slice(at, batchSpans![2 * i])}null`;
-    at = batchSpans![2 * i + 1]!;
+  for (const i of apart) {
+    rest += `${text.slice(at, spans[2 * i])}null`;
+    at = spans[2 * i + 1]!;
   }
-  const value = parseLosslessly(rest + text.slice(at));
+  rest += text.slice(at);
+  const value = scan.outsideExact ? (JSON.parse(rest) as JsonValue) : parseLosslessly(rest);
   const batch = isJsonObject(value) ? value.batch : undefined;
   if (Array.isArray(batch)) {
-    for (const i of deep)
-      batch[i] = JSON.parse(text.slice(batchSpans![2 * i], batchSpans![2 * i + 1])) as JsonValue;
+    for (const i of apart) {
+      const element = text.slice(spans[2 * i], spans[2 * i + 1]);
+      batch[i] = deep(i) ? (JSON.parse(element) as JsonValue) : parseLosslessly(element);
+    }
   }
   return value;
 }

@@ -178,6 +178,52 @@ describe('scanJson', () => {
     );
   });
 
+  it.each([
+    ['no batch', '{"n":1.0}', false, undefined],
+    ['exact everywhere', '{"batch":[{"n":1},2,[3]],"sentAt":"x"}', true, [true, true, true]],
+    [
+      'an int64 in one element',
+      '{"batch":[{"n":1},{"n":-9223372036854775808},{}]}',
+      true,
+      [true, false, true],
+    ],
+    ['a float with a trailing zero outside', '{"batch":[{"n":1}],"x":1.0}', false, [true]],
+    ['an inexact scalar element (outside)', '{"batch":[{"n":1},1e3]}', false, [true, true]],
+    ['an inexact element of a first "batch"', '{"batch":[{"n":1.0}],"batch":[{"n":1}]}', false, [true]],
+    ['after an inexact element', '{"batch":[{"n":1.0},{"m":1}],"x":2}', true, [false, true]],
+    ['in nested arrays', '{"batch":[{"a":[[1,[2.50]]]},{"a":[[1,[2.5]]]}]}', true, [false, true]],
+  ])('says where numbers are inexact: %s', (_name, text, outsideExact, batchExact) => {
+    expect(scanJson(text)).toMatchObject({ outsideExact, batchExact });
+  });
+
+  it('says each batch element and the text outside them is exact as numbersAreExact does', () => {
+    const number = fc.oneof(
+      fc.integer().map(String),
+      fc.bigInt({ min: -(2n ** 64n), max: 2n ** 64n }).map(String),
+      fc.constantFrom('1.0', '-0', '1e3', '0.10', '9007199254740993'),
+    );
+    const value = fc.oneof(
+      number,
+      fc.jsonValue({ maxDepth: 2 }).map((v) => JSON.stringify(v)),
+    );
+    const element = fc.oneof(
+      fc.array(value, { maxLength: 3 }).map((vs) => `{${vs.map((v, i) => `"k${i}":${v}`).join(',')}}`),
+      fc.array(value, { maxLength: 3 }).map((vs) => `[${vs.join(',')}]`),
+      value,
+    );
+    fc.assert(
+      fc.property(fc.array(element, { maxLength: 5 }), value, (elements, other) => {
+        const scan = scanJson(`{"a":${other},"batch":[${elements.join(',')}],"b":${other}}`);
+        const isContainer = (e: string) => e.startsWith('{') || e.startsWith('[');
+        expect(scan.batchExact).toEqual(elements.map((e) => !isContainer(e) || numbersAreExact(e)));
+        const outside = `${other} ${elements.filter((e) => !isContainer(e)).join(' ')}`;
+        expect(scan.outsideExact).toBe(numbersAreExact(outside));
+        expect(scan.exact).toBe(scan.outsideExact && scan.batchExact!.every(Boolean));
+      }),
+      { numRuns: 500 },
+    );
+  });
+
   it('gives JSON.stringify’s text for every object value of compact JSON', () => {
     const event = fc.dictionary(fc.string(), fc.jsonValue({ maxDepth: 3 }), { maxKeys: 6 });
     fc.assert(
