@@ -44,7 +44,7 @@ export const audienceCreateSchema = z
     name,
     rule: newRuleSchema.optional().meta({
       description:
-        'The rule (README "Audiences"): trait, event, all, any, not. Absent: a synced audience, ' +
+        'The rule (docs/audiences.md, Rules): trait, event, all, any, not. Absent: a synced audience, ' +
         'whose members are given through POST /api/v1/audiences/{id}/sync.',
     }),
   })
@@ -55,7 +55,7 @@ export const computedTraitCreateSchema = z
     sourceId,
     name,
     compute: newComputeSchema.meta({
-      description: 'count, sum, last, first or lastTrait (README "Computed traits").',
+      description: 'count, sum, last, first or lastTrait (docs/audiences.md, Computed traits).',
     }),
   })
   .meta({ id: 'ComputedTraitCreate' });

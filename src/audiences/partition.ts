@@ -163,7 +163,7 @@ export class AudiencePartition {
   }
 
   /**
-   * A synced audience's membership change (README "Synced audiences"). False when the definitions
+   * A synced audience's membership change (docs/audiences.md, "How changes are announced"). False when the definitions
    * know no synced audience of that id (deleted, or not known yet: the admin API refuses a sync
    * until the audience is live, sync-route.ts): the command is dropped.
    */

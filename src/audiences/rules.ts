@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /**
- * The audience rule language (JSON, validated at creation; README "Audiences" documents it):
+ * The audience rule language (JSON, validated at creation; docs/audiences.md documents it):
  *  - `{"trait": {"name": "plan", "equals": "pro"}}`, or `exists`, `in`, `gt`, `gte`, `lt`, `lte`:
  *    over the user's latest traits (identify calls, merged);
  *  - `{"event": {"name": "Order Completed", "atLeast": 2, "atMost"?: 5, "withinDays"?: 30 |

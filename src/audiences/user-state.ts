@@ -20,7 +20,7 @@ export interface UserState {
   values: Record<string, { first?: unknown; last?: unknown }>;
   /** Synced audience id → member (set through the admin API). */
   synced: Record<string, boolean>;
-  /** Synced audience id → the full-list sync that last listed the user (README "Synced audiences"). */
+  /** Synced audience id → the full-list sync that last listed the user (docs/audiences.md, "How changes are announced"). */
   syncedBy?: Record<string, string>;
   /**
    * Computation id → the value last announced (true/false for audiences). Written in the same

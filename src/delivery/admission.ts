@@ -139,7 +139,7 @@ export const HELD_PER_ACTIVE = 3;
  * at once, fed a backlog, would otherwise hold the whole bound queued behind its 50 requests
  * without delivering any sooner, long enough for the garbage collector to move all of it to the
  * old generation: draining a backlog to one such destination, a bound of 250 instead of 1,000
- * took 59 instead of 85–95 µs of CPU per event (bench/README.md). Many destinations in flight at
+ * took 59 instead of 85–95 µs of CPU per event (bench/results/2026-11-27-three-rounds.md). Many destinations in flight at
  * once, slow ones included, still get the whole bound; dead ones (isSlow) add to it as they hold
  * requests, so healthy destinations keep their room.
  */
