@@ -25,8 +25,9 @@ interface EncoderClass {
 }
 
 /**
- * Installs the encoder on the kafkajs `requireFrom` resolves, once per module registry; any other
- * kafkajs release than 2.2.4 is left alone (see `wrapRequestProtocol`). `requireFrom` is for tests.
+ * Installs the encoder on the kafkajs `requireFrom` resolves, once per module registry; on any other
+ * kafkajs release than 2.2.4 it changes nothing and reports `not applied`, which fails start-up (see
+ * `wrapRequestProtocol`). `requireFrom` is for tests.
  */
 export function useFastProduceEncoding(requireFrom: NodeRequire = createRequire(__filename)): PatchResult {
   return wrapRequestProtocol<ProduceRequestArgs>(
